@@ -1,0 +1,1260 @@
+// The fast engine: see engine/engine.h for the design and docs/semantics.md
+// for the rules. Every decision here has a twin in
+// engine/reference/reference_engine.cc; tests demand identical logs.
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "engine/util/strings.h"
+#include "engine/validation.h"
+
+namespace qs {
+namespace engine_internal {
+
+namespace {
+
+constexpr int32_t kNone = -1;
+constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max() / 4;
+constexpr size_t kMaxViolationMessages = 20;
+constexpr size_t kRecentPreemptions = 10;
+constexpr size_t kSnapshotFrontJobs = 100;
+
+bool IsMisconfigReason(std::string_view r) { return r.rfind("MISCONFIGURATION:", 0) == 0; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Construction
+
+Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options)
+    : sc_(scenario), sink_(sink), opt_(options), knobs_(scenario.knobs) {
+  // Intern every capacity unit the scenario can mention; ids follow name order
+  // so that "units by name" is "units by id".
+  std::vector<std::string_view> names;
+  for (const CapacityLimit& l : sc_.service_environment.capacity_limits) names.push_back(l.capacity_unit);
+  for (const ScenarioEvent& ev : sc_.events) {
+    std::visit(
+        [&](const auto& r) {
+          using T = std::decay_t<decltype(r)>;
+          if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
+            if (r.payload_error.empty()) names.push_back(r.instance_type);
+          } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest> ||
+                               std::is_same_v<T, UpdateQuotaShareRequest> ||
+                               std::is_same_v<T, UpdateServiceEnvironmentRequest>) {
+            if (r.capacity_limits) {
+              for (const CapacityLimit& l : *r.capacity_limits) names.push_back(l.capacity_unit);
+            }
+          }
+        },
+        ev.request);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  unit_names_ = std::move(names);
+  for (size_t i = 0; i < unit_names_.size(); ++i) unit_ids_[unit_names_[i]] = static_cast<int32_t>(i);
+  const size_t nu = unit_names_.size();
+  se_.assign(nu, 0);
+  total_use_.assign(nu, 0);
+  total_hold_.assign(nu, 0);
+  unassigned_lent_.assign(nu, 0);
+  borrowers_by_unit_.resize(nu);
+  allow1_.assign(nu, 0);
+  se_enabled_ = sc_.service_environment.state == Toggle::kEnabled;
+  for (const CapacityLimit& l : sc_.service_environment.capacity_limits) {
+    se_[UnitOf(l.capacity_unit)] = l.max_capacity;
+  }
+  for (const JobStateTimeLimitAction& a : sc_.job_queue.time_limit_actions) {
+    time_limit_reasons_.push_back(absl::StrCat(Sv(reasons::kTimeLimitPrefix), a.reason));
+  }
+  jobs_.reserve(static_cast<size_t>(sc_.submit_count));
+  job_ids_.reserve(static_cast<size_t>(sc_.submit_count));
+  // Name ranks give victim order its final, unique tie-break without string
+  // comparisons on the hot path.
+  std::vector<std::string_view> job_names;
+  job_names.reserve(static_cast<size_t>(sc_.submit_count));
+  for (const ScenarioEvent& ev : sc_.events) {
+    if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request); r && r->job_name) {
+      job_names.push_back(*r->job_name);
+    }
+  }
+  std::sort(job_names.begin(), job_names.end());
+  for (size_t i = 0; i < job_names.size(); ++i) name_rank_[job_names[i]] = static_cast<int32_t>(i);
+}
+
+int32_t Engine::UnitOf(std::string_view name) const {
+  auto it = unit_ids_.find(name);
+  return it == unit_ids_.end() ? kNone : it->second;
+}
+
+// ---------------------------------------------------------------------------
+// Main loop
+
+RunStats Engine::Run() {
+  for (int32_t u = 0; u < NumUnits(); ++u) {
+    if (se_[u] > 0) sink_.OnCapacity(CapacityRecord{0, unit_names_[u], se_[u]});
+  }
+  const size_t n_events = sc_.events.size();
+  size_t next = 0;
+  SimTime end_time = 0;
+  while (true) {
+    bool have_sc = next < n_events;
+    bool have_int = !queue_.empty();
+    if (!have_sc && !have_int) break;
+    SimTime t = have_sc ? sc_.events[next].time : queue_.top().time;
+    if (have_int && queue_.top().time < t) t = queue_.top().time;
+    if (knobs_.horizon && t > *knobs_.horizon) {
+      end_time = *knobs_.horizon;
+      break;
+    }
+    now_ = t;
+    end_time = t;
+    while (true) {
+      while (next < n_events && sc_.events[next].time == t) {
+        ++stats_.events_processed;
+        ApplyScenarioEvent(sc_.events[next]);
+        ++next;
+        AfterEvent();
+      }
+      while (!queue_.empty() && queue_.top().time == t) {
+        Event ev = queue_.top();
+        queue_.pop();
+        ++stats_.events_processed;
+        ApplyInternalEvent(ev);
+        AfterEvent();
+      }
+      if (knobs_.scheduling_interval == 0 || t % knobs_.scheduling_interval == 0) {
+        RunPass();
+        AfterPass();
+      }
+      if (queue_.empty() || queue_.top().time != t) break;
+    }
+    if (knobs_.scheduling_interval > 0 && runnable_count_ > 0 && next_tick_ <= t) {
+      next_tick_ = (t / knobs_.scheduling_interval + 1) * knobs_.scheduling_interval;
+      Push(next_tick_, EventType::kTick, kNone, 0, 0);
+    }
+  }
+  if (opt_.check_invariants) CheckEndOfRun();
+  stats_.end_time = end_time;
+  sink_.OnEnd(end_time);
+  return stats_;
+}
+
+void Engine::Push(SimTime time, EventType type, int32_t job, uint32_t tag, int32_t aux) {
+  queue_.push(Event{time, next_seq_++, type, job, tag, aux});
+}
+
+// ---------------------------------------------------------------------------
+// Scenario events
+
+void Engine::Reject(const ScenarioEvent& ev, const absl::Status& status) {
+  std::string msg = ClientExceptionMessage(status);
+  sink_.OnRejected(RejectedRecord{now_, ActionName(ev.request), msg, ev.path});
+}
+
+Engine::JobFactsHolder Engine::FactsOf(const std::optional<std::string>& job_id) const {
+  JobFactsHolder h;
+  if (!job_id) return h;
+  auto it = job_ids_.find(*job_id);
+  if (it == job_ids_.end()) return h;
+  h.id = it->second;
+  const Job& j = jobs_[h.id];
+  h.facts.exists = true;
+  h.facts.terminal = IsTerminal(j.status);
+  h.facts.status = JobStatusName(j.status);
+  return h;
+}
+
+void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
+  std::visit(
+      [&](const auto& r) {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
+          ApplySubmit(ev, r);
+        } else if constexpr (std::is_same_v<T, UpdateServiceJobRequest>) {
+          JobFactsHolder h = FactsOf(r.job_id);
+          if (absl::Status s = ValidateUpdateServiceJob(r, h.facts); !s.ok()) return Reject(ev, s);
+          SetPriority(h.id, static_cast<int32_t>(*r.scheduling_priority));
+        } else if constexpr (std::is_same_v<T, TerminateServiceJobRequest>) {
+          JobFactsHolder h = FactsOf(r.job_id);
+          if (absl::Status s = ValidateTerminateServiceJob(r, h.facts); !s.ok()) return Reject(ev, s);
+          Terminate(h.id, *r.reason);
+        } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest>) {
+          bool exists = r.quota_share_name && share_ids_.contains(*r.quota_share_name);
+          if (absl::Status s = ValidateCreateQuotaShare(r, sc_.job_queue.name, NumShares(), exists);
+              !s.ok()) {
+            return Reject(ev, s);
+          }
+          CreateShare(r);
+        } else if constexpr (std::is_same_v<T, UpdateQuotaShareRequest>) {
+          int32_t s = kNone;
+          if (r.quota_share_arn) {
+            auto it = share_ids_.find(std::string(ShareNameFromArn(*r.quota_share_arn)));
+            if (it != share_ids_.end()) s = it->second;
+          }
+          if (absl::Status st = ValidateUpdateQuotaShare(r, s != kNone); !st.ok()) return Reject(ev, st);
+          UpdateShare(s, r);
+        } else if constexpr (std::is_same_v<T, UpdateServiceEnvironmentRequest>) {
+          if (absl::Status s = ValidateUpdateServiceEnvironment(r, sc_.service_environment.name);
+              !s.ok()) {
+            return Reject(ev, s);
+          }
+          UpdateEnvironment(r);
+        } else if constexpr (std::is_same_v<T, GetJobQueueSnapshotRequest>) {
+          if (absl::Status s = ValidateGetJobQueueSnapshot(r, sc_.job_queue.name); !s.ok()) {
+            return Reject(ev, s);
+          }
+          EmitSnapshot();
+        }
+      },
+      ev.request);
+}
+
+void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r) {
+  ShareFacts facts;
+  int32_t s = kNone;
+  if (r.quota_share_name) {
+    auto it = share_ids_.find(*r.quota_share_name);
+    if (it != share_ids_.end()) {
+      s = it->second;
+      facts.exists = true;
+      facts.enabled = shares_[s].state == Toggle::kEnabled;
+    }
+  }
+  if (absl::Status st = ValidateSubmit(r, sc_.job_queue.name, facts); !st.ok()) return Reject(ev, st);
+  const int32_t id = static_cast<int32_t>(jobs_.size());
+  jobs_.emplace_back();
+  Job& j = jobs_.back();
+  j.req = &r;
+  j.share = s;
+  j.unit = UnitOf(r.instance_type);
+  j.n = r.instance_count;
+  j.priority = static_cast<int32_t>(r.scheduling_priority.value_or(0));
+  j.name_rank = name_rank_.at(*r.job_name);
+  j.created_at = now_;
+  job_ids_[*r.job_name] = id;
+  ++stats_.jobs_submitted;
+  ++status_count_[static_cast<int>(JobStatus::kSubmitted)];
+  EmitJob(id, JobStatus::kSubmitted, "");
+  Push(now_ + knobs_.submit_latency, EventType::kBecomeRunnable, id, j.attempt, 0);
+}
+
+void Engine::CreateShare(const CreateQuotaShareRequest& r) {
+  const int32_t s = NumShares();
+  shares_.emplace_back();
+  Share& sh = shares_.back();
+  sh.name = *r.quota_share_name;
+  const size_t nu = unit_names_.size();
+  sh.limit.assign(nu, 0);
+  sh.own.assign(nu, 0);
+  sh.lent.assign(nu, 0);
+  sh.borrowed.assign(nu, 0);
+  sh.dispatched.resize(nu);
+  sh.allow2.assign(nu, 0);
+  sh.allow3.assign(nu, 0);
+  for (const CapacityLimit& l : *r.capacity_limits) sh.limit[UnitOf(l.capacity_unit)] = l.max_capacity;
+  sh.strategy = *r.strategy;
+  sh.borrow_limit = r.borrow_limit.value_or(-1);
+  sh.in_share = *r.in_share_preemption;
+  sh.state = r.state.value_or(Toggle::kEnabled);
+  share_ids_[sh.name] = s;
+  lender_sets_.emplace_back(nu);  // per unit: dispatched jobs that drew from s
+}
+
+void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {
+  Share& sh = shares_[s];
+  if (r.capacity_limits) {
+    std::fill(sh.limit.begin(), sh.limit.end(), 0);
+    for (const CapacityLimit& l : *r.capacity_limits) sh.limit[UnitOf(l.capacity_unit)] = l.max_capacity;
+  }
+  if (r.has_resource_sharing) {
+    sh.strategy = *r.strategy;
+    sh.borrow_limit = r.borrow_limit.value_or(-1);
+  }
+  if (r.in_share_preemption) sh.in_share = *r.in_share_preemption;
+  if (r.state) sh.state = *r.state;
+  ResetAllowances();
+}
+
+void Engine::UpdateEnvironment(const UpdateServiceEnvironmentRequest& r) {
+  if (r.state) se_enabled_ = *r.state == Toggle::kEnabled;
+  if (r.capacity_limits) {
+    std::vector<int64_t> next(se_.size(), 0);
+    for (const CapacityLimit& l : *r.capacity_limits) next[UnitOf(l.capacity_unit)] = l.max_capacity;
+    for (int32_t u = 0; u < NumUnits(); ++u) {
+      if (next[u] != se_[u]) {
+        se_[u] = next[u];
+        sink_.OnCapacity(CapacityRecord{now_, unit_names_[u], se_[u]});
+      }
+    }
+  }
+  ResetAllowances();
+}
+
+// ---------------------------------------------------------------------------
+// Internal events
+
+void Engine::ApplyInternalEvent(const Event& ev) {
+  if (ev.type == EventType::kTick) {
+    if (next_tick_ == ev.time) next_tick_ = -1;
+    return;
+  }
+  Job& j = jobs_[ev.job];
+  switch (ev.type) {
+    case EventType::kBecomeRunnable:
+      if (j.status != JobStatus::kSubmitted || j.attempt != ev.tag) return;
+      MakeRunnable(ev.job, "");
+      return;
+    case EventType::kStarting:
+      if (j.status != JobStatus::kScheduled || j.attempt != ev.tag || j.draining) return;
+      SetStatus(ev.job, JobStatus::kStarting);
+      EmitJob(ev.job, JobStatus::kStarting, j.reason);
+      Push(now_ + knobs_.download, EventType::kRunning, ev.job, j.attempt, 0);
+      return;
+    case EventType::kRunning: {
+      if (j.status != JobStatus::kStarting || j.attempt != ev.tag || j.draining) return;
+      SetStatus(ev.job, JobStatus::kRunning);
+      EmitJob(ev.job, JobStatus::kRunning, j.reason);
+      const SimTime run = j.req->run_time;
+      const std::optional<int64_t>& limit = j.req->attempt_duration_seconds;
+      if (limit && run > *limit * kMillisPerSecond) {
+        Push(now_ + *limit * kMillisPerSecond, EventType::kAttemptEnd, ev.job, j.attempt, 1);
+      } else {
+        Push(now_ + run, EventType::kAttemptEnd, ev.job, j.attempt, 0);
+      }
+      return;
+    }
+    case EventType::kAttemptEnd: {
+      if (j.status != JobStatus::kRunning || j.attempt != ev.tag || j.draining) return;
+      const bool timeout = ev.aux == 1;
+      Release(ev.job);
+      if (!timeout && j.req->outcome == JobOutcome::kSucceeded) {
+        Finish(ev.job, JobStatus::kSucceeded, "", false);
+        return;
+      }
+      std::string_view why = timeout ? reasons::kAttemptTimeout : reasons::kSimulatedFailure;
+      ++j.failed_attempts;
+      if (j.failed_attempts < j.req->retry_attempts.value_or(1)) {
+        MakeRunnable(ev.job, why);
+      } else {
+        Finish(ev.job, JobStatus::kFailed, why, false);
+      }
+      return;
+    }
+    case EventType::kDrainEnd:
+      if (!j.draining || j.attempt != ev.tag) return;
+      EndDrain(ev.job);
+      return;
+    case EventType::kTimeLimit:
+      if (j.status != JobStatus::kRunnable || j.reason_epoch != ev.tag) return;
+      RemoveFromQueue(ev.job);
+      Finish(ev.job, JobStatus::kFailed, time_limit_reasons_[ev.aux], false);
+      return;
+    case EventType::kTick:
+      return;
+  }
+}
+
+void Engine::EndDrain(int32_t id) {
+  Job& j = jobs_[id];
+  const PreemptionType type = j.drain_type;
+  GiveToBeneficiary(id);
+  Release(id);
+  j.draining = false;
+  ++j.preempted_count;
+  std::string_view runnable_reason =
+      type == PreemptionType::kCrossShare ? reasons::kCrossSharePreempted : reasons::kInSharePreempted;
+  j.recent.insert(j.recent.begin(), PreemptedAttempt{j.dispatched_at, now_, runnable_reason});
+  if (j.recent.size() > kRecentPreemptions) j.recent.pop_back();
+  const std::optional<int64_t>& retries = j.req->preemption_retries;
+  if (retries && j.preempted_count > *retries) {
+    Finish(id, JobStatus::kFailed, reasons::kPreemptionRetriesExhausted, true);
+  } else {
+    MakeRunnable(id, runnable_reason, true);
+  }
+}
+
+// Moves a releasing victim's instances into its beneficiary's hold.
+void Engine::GiveToBeneficiary(int32_t id) {
+  Job& v = jobs_[id];
+  if (!v.draining || v.beneficiary == kNone) return;
+  Job& b = jobs_[v.beneficiary];
+  if (b.status == JobStatus::kRunnable && b.res_epoch == v.beneficiary_epoch) {
+    if (b.pending_victims > 0) --b.pending_victims;
+    const int64_t add = std::min<int64_t>(v.n, b.n - b.hold);
+    if (add > 0) {
+      b.hold += add;
+      total_hold_[b.unit] += add;
+    }
+  }
+  v.beneficiary = kNone;
+}
+
+void Engine::Terminate(int32_t id, std::string_view reason) {
+  Job& j = jobs_[id];
+  if (IsDispatched(j.status)) {
+    GiveToBeneficiary(id);
+    Release(id);
+    j.draining = false;
+  } else if (j.status == JobStatus::kRunnable) {
+    RemoveFromQueue(id);
+  }
+  Finish(id, JobStatus::kFailed, reason, false);
+}
+
+// ---------------------------------------------------------------------------
+// Job state changes
+
+void Engine::SetStatus(int32_t id, JobStatus st) {
+  Job& j = jobs_[id];
+  if (IsTerminal(j.status)) {
+    Violation(absl::StrCat("invariant 4: terminal job ", *j.req->job_name, " changed to ",
+                           JobStatusName(st)));
+  }
+  --status_count_[static_cast<int>(j.status)];
+  ++status_count_[static_cast<int>(st)];
+  if (j.status == JobStatus::kRunnable) --runnable_count_;
+  if (st == JobStatus::kRunnable) ++runnable_count_;
+  j.status = st;
+}
+
+void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary) {
+  Job& j = jobs_[id];
+  ++j.attempt;
+  SetStatus(id, JobStatus::kRunnable);
+  j.reason = reason;
+  ++j.reason_epoch;
+  j.runnable_since = now_;
+  shares_[j.share].queue.insert(QueueKey{-j.priority, id});
+  EmitJob(id, JobStatus::kRunnable, reason, with_summary);
+}
+
+void Engine::Finish(int32_t id, JobStatus st, std::string_view reason, bool with_summary) {
+  Job& j = jobs_[id];
+  DropReservation(id);
+  ++j.attempt;
+  SetStatus(id, st);
+  j.reason = reason;
+  ++j.reason_epoch;
+  EmitJob(id, st, reason, with_summary);
+}
+
+void Engine::SetReason(int32_t id, std::string_view reason) {
+  Job& j = jobs_[id];
+  j.reason = reason;
+  ++j.reason_epoch;
+  EmitJob(id, j.status, reason);
+  if (!IsMisconfigReason(reason)) return;
+  const std::string_view code = reasons::ReasonCode(reason);
+  const std::vector<JobStateTimeLimitAction>& actions = sc_.job_queue.time_limit_actions;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    if (actions[i].reason == code || actions[i].reason == reason) {
+      Push(now_ + actions[i].max_time_seconds * kMillisPerSecond, EventType::kTimeLimit, id,
+           j.reason_epoch, static_cast<int32_t>(i));
+      break;
+    }
+  }
+}
+
+void Engine::SetPriority(int32_t id, int32_t priority) {
+  Job& j = jobs_[id];
+  if (j.priority == priority) return;
+  const bool queued = j.status == JobStatus::kRunnable;
+  const bool candidate = IsDispatched(j.status) && !j.draining;
+  if (queued) shares_[j.share].queue.erase(QueueKey{-j.priority, id});
+  if (candidate) RemoveCandidate(id);
+  j.priority = priority;
+  if (queued) shares_[j.share].queue.insert(QueueKey{-j.priority, id});
+  if (candidate) AddCandidate(id);
+}
+
+void Engine::RemoveFromQueue(int32_t id) {
+  Job& j = jobs_[id];
+  shares_[j.share].queue.erase(QueueKey{-j.priority, id});
+}
+
+void Engine::DropReservation(int32_t id) {
+  Job& j = jobs_[id];
+  if (j.hold == 0 && j.pending_victims == 0) return;
+  total_hold_[j.unit] -= j.hold;
+  j.hold = 0;
+  j.pending_victims = 0;
+  ++j.res_epoch;
+  Share& sh = shares_[j.share];
+  if (sh.res_job == id) sh.res_job = kNone;
+}
+
+// ---------------------------------------------------------------------------
+// Accounting
+
+int64_t Engine::BorrowCap(const Share& sh, int32_t u) const {
+  if (sh.strategy != Strategy::kLendAndBorrow) return 0;
+  if (sh.borrow_limit < 0) return kUnlimited;
+  return sh.limit[u] * sh.borrow_limit / 100;
+}
+
+int64_t Engine::Idle(int32_t t, int32_t u, int64_t extra) const {
+  if (t == UnassignedLender()) {
+    int64_t assigned = 0;
+    for (const Share& sh : shares_) assigned += sh.limit[u];
+    return std::max<int64_t>(0, se_[u] - assigned - unassigned_lent_[u] + extra);
+  }
+  const Share& sh = shares_[t];
+  if (sh.strategy == Strategy::kReserve) return 0;
+  if (sh.res_job != kNone && jobs_[sh.res_job].unit == u) return 0;
+  return std::max<int64_t>(0, Headroom(t, u) + extra);
+}
+
+void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
+  Job& j = jobs_[id];
+  DropReservation(id);
+  RemoveFromQueue(id);
+  Share& sh = shares_[j.share];
+  j.own = own;
+  j.parts = parts;
+  j.borrowed_total = 0;
+  for (const Part& p : parts) {
+    j.borrowed_total += p.qty;
+    if (p.lender == UnassignedLender()) {
+      unassigned_lent_[j.unit] += p.qty;
+    } else {
+      shares_[p.lender].lent[j.unit] += p.qty;
+    }
+  }
+  sh.own[j.unit] += own;
+  sh.borrowed[j.unit] += j.borrowed_total;
+  total_use_[j.unit] += j.n;
+  ++j.attempt;
+  j.dispatched_at = now_;
+  SetStatus(id, JobStatus::kScheduled);
+  j.reason = "";
+  ++j.reason_epoch;
+  AddCandidate(id);
+  ++stats_dispatches_;
+  EmitJob(id, JobStatus::kScheduled, "");
+  Push(now_ + knobs_.provision, EventType::kStarting, id, j.attempt, 0);
+}
+
+void Engine::Release(int32_t id) {
+  Job& j = jobs_[id];
+  if (!j.draining) RemoveCandidate(id);
+  Share& sh = shares_[j.share];
+  for (const Part& p : j.parts) {
+    if (p.lender == UnassignedLender()) {
+      unassigned_lent_[j.unit] -= p.qty;
+    } else {
+      shares_[p.lender].lent[j.unit] -= p.qty;
+    }
+  }
+  sh.own[j.unit] -= j.own;
+  sh.borrowed[j.unit] -= j.borrowed_total;
+  total_use_[j.unit] -= j.n;
+  j.own = 0;
+  j.borrowed_total = 0;
+  j.parts.clear();
+}
+
+Engine::VictimKey Engine::KeyOf(int32_t id) const {
+  const Job& j = jobs_[id];
+  if (knobs_.victim_order == VictimOrder::kMostBorrowedFirst) {
+    return VictimKey{-j.borrowed_total, j.priority, -j.dispatched_at, j.name_rank, id};
+  }
+  return VictimKey{j.priority, -j.dispatched_at, -j.borrowed_total, j.name_rank, id};
+}
+
+void Engine::AddCandidate(int32_t id) {
+  const Job& j = jobs_[id];
+  const VictimKey k = KeyOf(id);
+  shares_[j.share].dispatched[j.unit].insert(k);
+  if (j.borrowed_total > 0) borrowers_by_unit_[j.unit].insert(k);
+  for (const Part& p : j.parts) {
+    if (p.lender != UnassignedLender()) lender_sets_[p.lender][j.unit].insert(k);
+  }
+}
+
+void Engine::RemoveCandidate(int32_t id) {
+  const Job& j = jobs_[id];
+  const VictimKey k = KeyOf(id);
+  shares_[j.share].dispatched[j.unit].erase(k);
+  if (j.borrowed_total > 0) borrowers_by_unit_[j.unit].erase(k);
+  for (const Part& p : j.parts) {
+    if (p.lender != UnassignedLender()) lender_sets_[p.lender][j.unit].erase(k);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The pass
+
+int32_t Engine::Head(int32_t s) const {
+  const auto& q = shares_[s].queue;
+  return q.empty() ? kNone : q.begin()->id;
+}
+
+bool Engine::Waiting(int32_t s) const {
+  const int32_t h = Head(s);
+  return h != kNone && jobs_[h].pending_victims > 0;
+}
+
+std::string_view Engine::NeverFitsReason(int32_t s, const Job& j) const {
+  const Share& sh = shares_[s];
+  const int32_t u = j.unit;
+  if (u == kNone || j.n > se_[u]) return reasons::kSeMaxResource;
+  const int64_t l = sh.limit[u];
+  if (sh.strategy != Strategy::kLendAndBorrow) {
+    return j.n > l ? reasons::kQuotaLimitExceeded : std::string_view();
+  }
+  const int64_t b = BorrowCap(sh, u);
+  if (b != kUnlimited && j.n > l + b) return reasons::kQuotaAndBorrowLimitExceeded;
+  if (j.n > l) {
+    int64_t lendable = 0;
+    for (int32_t t = 0; t < NumShares(); ++t) {
+      if (t != s && shares_[t].strategy != Strategy::kReserve) lendable += shares_[t].limit[u];
+    }
+    if (knobs_.unassigned_capacity == UnassignedCapacity::kLendable) {
+      int64_t assigned = 0;
+      for (const Share& t : shares_) assigned += t.limit[u];
+      lendable += std::max<int64_t>(0, se_[u] - assigned);
+    }
+    if (j.n - l > lendable) return reasons::kBorrowExceedsConfigured;
+  }
+  return {};
+}
+
+bool Engine::LookAt(int32_t s, int32_t id) {
+  Job& j = jobs_[id];
+  std::string_view never = NeverFitsReason(s, j);
+  if (!never.empty()) {
+    if (j.reason != never) SetReason(id, never);
+    DropReservation(id);
+    return false;
+  }
+  if (IsMisconfigReason(j.reason)) SetReason(id, "");
+  return true;
+}
+
+void Engine::ComputeOrder() {
+  const int32_t ns = NumShares();
+  order_.resize(static_cast<size_t>(ns));
+  for (int32_t s = 0; s < ns; ++s) order_[s] = s;
+  const uint64_t round = round_counter_++;
+  if (ns == 0) return;
+  switch (knobs_.share_order) {
+    case ShareOrder::kDeclaration:
+      return;
+    case ShareOrder::kRoundRobin:
+      std::rotate(order_.begin(), order_.begin() + static_cast<int64_t>(round % static_cast<uint64_t>(ns)),
+                  order_.end());
+      return;
+    case ShareOrder::kUnderLimitFirst:
+      break;
+  }
+  // r(s) = max_u Use/L as an exact fraction (num, den); den 0 = infinite.
+  struct Ratio {
+    int64_t num = 0, den = 1;
+  };
+  std::vector<Ratio> ratio(static_cast<size_t>(ns));
+  for (int32_t s = 0; s < ns; ++s) {
+    const Share& sh = shares_[s];
+    Ratio r;
+    for (int32_t u = 0; u < NumUnits(); ++u) {
+      const int64_t use = sh.own[u] + sh.borrowed[u];
+      if (sh.limit[u] == 0) {
+        if (use > 0) r = Ratio{1, 0};
+        if (r.den == 0) break;
+        continue;
+      }
+      if (use * r.den > r.num * sh.limit[u]) r = Ratio{use, sh.limit[u]};
+    }
+    ratio[s] = r;
+  }
+  auto less_ratio = [](const Ratio& a, const Ratio& b) {
+    if (a.den == 0 || b.den == 0) return a.den != 0 && b.den == 0;
+    return a.num * b.den < b.num * a.den;
+  };
+  std::sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) {
+    if (less_ratio(ratio[a], ratio[b])) return true;
+    if (less_ratio(ratio[b], ratio[a])) return false;
+    const int32_t ha = Head(a), hb = Head(b);
+    if ((ha == kNone) != (hb == kNone)) return ha != kNone;
+    if (ha != kNone && ha != hb) return ha < hb;  // job ids follow (createdAt, submission)
+    return shares_[a].name < shares_[b].name;
+  });
+}
+
+void Engine::RunPass() {
+  ++stats_.passes;
+  if (!se_enabled_) return;
+  for (int32_t s = 0; s < NumShares(); ++s) {
+    const int32_t r = shares_[s].res_job;
+    if (r != kNone && (jobs_[r].status != JobStatus::kRunnable || Head(s) != r)) DropReservation(r);
+  }
+  blocked_.assign(static_cast<size_t>(NumShares()), 0);
+  while (true) {
+    bool progress = false;
+    ComputeOrder();
+    for (int32_t s : order_) progress |= Phase1(s);
+    progress |= Phase2();
+    for (int32_t s : order_) progress |= Phase3(s);
+    if (!progress) break;
+  }
+}
+
+bool Engine::Phase1(int32_t s) {
+  if (blocked_[s]) return false;
+  bool progress = false;
+  while (true) {
+    const int32_t id = Head(s);
+    if (id == kNone) return progress;
+    if (!LookAt(s, id)) {
+      blocked_[s] = 1;
+      if (knobs_.backfill) progress |= Backfill(s);
+      return progress;
+    }
+    const Job& j = jobs_[id];
+    const Share& sh = shares_[s];
+    const int32_t u = j.unit;
+    if (sh.own[u] + j.n <= sh.limit[u]) {
+      if (Headroom(s, u) >= j.n && FreeFor(id) >= j.n) {
+        Dispatch(id, j.n, {});
+        progress = true;
+        continue;
+      }
+      if (j.pending_victims > 0) return progress;  // waiting
+      if (TryReclaim(s, id)) return true;
+    }
+    if (knobs_.backfill) progress |= Backfill(s);
+    return progress;
+  }
+}
+
+bool Engine::Backfill(int32_t s) {
+  std::vector<int32_t> later;
+  auto it = shares_[s].queue.begin();
+  if (it == shares_[s].queue.end()) return false;
+  for (++it; it != shares_[s].queue.end(); ++it) later.push_back(it->id);
+  bool progress = false;
+  for (int32_t id : later) {
+    if (!LookAt(s, id)) continue;
+    const Job& j = jobs_[id];
+    const Share& sh = shares_[s];
+    if (sh.own[j.unit] + j.n <= sh.limit[j.unit] && Headroom(s, j.unit) >= j.n && FreeFor(id) >= j.n) {
+      Dispatch(id, j.n, {});
+      progress = true;
+    }
+  }
+  return progress;
+}
+
+bool Engine::Phase2Eligible(int32_t s) {
+  const Share& sh = shares_[s];
+  if (sh.strategy != Strategy::kLendAndBorrow || blocked_[s] || Waiting(s)) return false;
+  const int32_t id = Head(s);
+  if (id == kNone) return false;
+  if (!LookAt(s, id)) {
+    blocked_[s] = 1;
+    return false;
+  }
+  return Headroom(s, jobs_[id].unit) < jobs_[id].n;
+}
+
+bool Engine::Phase2() {
+  std::priority_queue<std::pair<int32_t, int32_t>, std::vector<std::pair<int32_t, int32_t>>,
+                      std::greater<>>
+      heads;  // (job id, share): oldest (createdAt, submission) first
+  for (int32_t s : order_) {
+    if (Phase2Eligible(s)) heads.push({Head(s), s});
+  }
+  bool progress = false;
+  while (!heads.empty()) {
+    const auto [id, s] = heads.top();
+    heads.pop();
+    if (TryBorrow(s, id)) {
+      progress = true;
+      if (Phase2Eligible(s)) heads.push({Head(s), s});
+    }
+  }
+  return progress;
+}
+
+bool Engine::TryBorrow(int32_t s, int32_t id) {
+  const Job& j = jobs_[id];
+  const Share& sh = shares_[s];
+  const int32_t u = j.unit;
+  const int64_t a = std::max<int64_t>(0, std::min<int64_t>(j.n, Headroom(s, u)));
+  const int64_t b = j.n - a;
+  if (FreeFor(id) < j.n) return false;
+  const int64_t cap = BorrowCap(sh, u);
+  if (cap != kUnlimited && sh.borrowed[u] + b > cap) return false;
+  struct Lender {
+    int64_t idle;
+    int32_t who;
+  };
+  std::vector<Lender> lenders;
+  int64_t total = 0;
+  for (int32_t t = 0; t < NumShares(); ++t) {
+    if (t == s) continue;
+    const int64_t idle = Idle(t, u, 0);
+    if (idle > 0) {
+      lenders.push_back({idle, t});
+      total += idle;
+    }
+  }
+  if (knobs_.unassigned_capacity == UnassignedCapacity::kLendable) {
+    const int64_t idle = Idle(UnassignedLender(), u, 0);
+    if (idle > 0) {
+      lenders.push_back({idle, UnassignedLender()});
+      total += idle;
+    }
+  }
+  if (total < b) return false;
+  std::sort(lenders.begin(), lenders.end(), [&](const Lender& x, const Lender& y) {
+    if (x.idle != y.idle) return x.idle > y.idle;
+    return LenderName(x.who) < LenderName(y.who);
+  });
+  std::vector<Part> parts;
+  int64_t left = b;
+  for (const Lender& l : lenders) {
+    if (left == 0) break;
+    const int64_t take = std::min(l.idle, left);
+    parts.push_back(Part{l.who, take});
+    left -= take;
+  }
+  Dispatch(id, a, parts);
+  return true;
+}
+
+std::string_view Engine::LenderName(int32_t t) const {
+  return t == UnassignedLender() ? kUnassignedLenderName : std::string_view(shares_[t].name);
+}
+
+// --- Victim selection -------------------------------------------------------
+
+template <typename Fits>
+std::vector<int32_t> Engine::ChooseVictims(const std::vector<int32_t>& candidates, Gains& g,
+                                           const Fits& fits) {
+  std::vector<int32_t> marked;
+  bool ok = false;
+  for (int32_t v : candidates) {
+    AddGain(g, v, +1);
+    marked.push_back(v);
+    if (fits(g)) {
+      ok = true;
+      break;
+    }
+  }
+  if (!ok) return {};
+  for (int64_t i = static_cast<int64_t>(marked.size()) - 2; i >= 0; --i) {
+    AddGain(g, marked[static_cast<size_t>(i)], -1);
+    if (fits(g)) {
+      marked.erase(marked.begin() + i);
+    } else {
+      AddGain(g, marked[static_cast<size_t>(i)], +1);
+    }
+  }
+  return marked;
+}
+
+void Engine::AddGain(Gains& g, int32_t v, int64_t sign) {
+  const Job& j = jobs_[v];
+  g.n += sign * j.n;
+  g.own += sign * j.own;
+  g.borrowed += sign * j.borrowed_total;
+  for (const Part& p : j.parts) g.from[static_cast<size_t>(p.lender == UnassignedLender() ? NumShares() : p.lender)] += sign * p.qty;
+}
+
+bool Engine::TryReclaim(int32_t s, int32_t id) {
+  const Job& j = jobs_[id];
+  const int32_t u = j.unit;
+  const int64_t h = Headroom(s, u);
+  const int64_t free = FreeFor(id);
+  Gains g(static_cast<size_t>(NumShares()) + 1);
+  auto fits = [&](const Gains& x) { return h + x.from[static_cast<size_t>(s)] >= j.n && free + x.n >= j.n; };
+  // Group A: jobs of other shares holding u borrowed from s.
+  std::vector<int32_t> cand;
+  for (const VictimKey& k : lender_sets_[s][u]) cand.push_back(k.id);
+  std::vector<int32_t> victims = ChooseVictims(cand, g, fits);
+  if (victims.empty()) {
+    // Walk A then B: rebuild as one list so fill-back sees both groups.
+    std::vector<VictimKey> b;
+    for (const VictimKey& k : borrowers_by_unit_[u]) {
+      const Job& v = jobs_[k.id];
+      if (v.share == s) continue;
+      bool from_s = false;
+      for (const Part& p : v.parts) from_s |= p.lender == s;
+      if (!from_s) b.push_back(k);
+    }
+    for (int32_t t = 0; t < NumShares(); ++t) {
+      if (t == s || shares_[t].own[u] <= shares_[t].limit[u]) continue;
+      for (const VictimKey& k : shares_[t].dispatched[u]) {
+        if (jobs_[k.id].borrowed_total == 0) b.push_back(k);
+      }
+    }
+    if (b.empty()) return false;
+    std::sort(b.begin(), b.end());
+    for (const VictimKey& k : b) cand.push_back(k.id);
+    Gains g2(static_cast<size_t>(NumShares()) + 1);
+    victims = ChooseVictims(cand, g2, fits);
+    if (victims.empty()) return false;
+  }
+  if (opt_.check_invariants && h >= j.n && free >= j.n) {
+    Violation(absl::StrCat("invariant 6: cross-share preemption for ", *j.req->job_name,
+                           " although it fits without"));
+  }
+  StartPreemption(id, victims, PreemptionType::kCrossShare);
+  return true;
+}
+
+bool Engine::Phase3(int32_t s) {
+  const Share& sh = shares_[s];
+  if (blocked_[s] || sh.in_share != Toggle::kEnabled || Waiting(s)) return false;
+  const int32_t id = Head(s);
+  if (id == kNone) return false;
+  if (!LookAt(s, id)) {
+    blocked_[s] = 1;
+    return false;
+  }
+  const Job& j = jobs_[id];
+  const int32_t u = j.unit;
+  std::vector<int32_t> cand;
+  for (const VictimKey& k : sh.dispatched[u]) {
+    if (jobs_[k.id].priority < j.priority) {
+      cand.push_back(k.id);
+    } else if (knobs_.victim_order == VictimOrder::kPriorityThenNewest) {
+      break;  // sorted by priority: no lower one follows
+    }
+  }
+  if (cand.empty()) return false;
+  const int64_t own = sh.own[u], h = Headroom(s, u), free = FreeFor(id), borrowed = sh.borrowed[u];
+  const int64_t l = sh.limit[u], cap = BorrowCap(sh, u);
+  const bool can_borrow = sh.strategy == Strategy::kLendAndBorrow;
+  auto fits = [&](const Gains& x) {
+    const int64_t own2 = own - x.own, h2 = h + x.own, free2 = free + x.n;
+    if (free2 < j.n) return false;
+    if (own2 + j.n <= l && h2 >= j.n) return true;
+    if (!can_borrow) return false;
+    const int64_t a = std::max<int64_t>(0, std::min<int64_t>(j.n, h2));
+    const int64_t b = j.n - a;
+    if (cap != kUnlimited && borrowed - x.borrowed + b > cap) return false;
+    int64_t idle = 0;
+    for (int32_t t = 0; t < NumShares(); ++t) {
+      if (t != s) idle += Idle(t, u, x.from[static_cast<size_t>(t)]);
+    }
+    if (knobs_.unassigned_capacity == UnassignedCapacity::kLendable) {
+      idle += Idle(UnassignedLender(), u, x.from[static_cast<size_t>(NumShares())]);
+    }
+    return idle >= b;
+  };
+  Gains g(static_cast<size_t>(NumShares()) + 1);
+  if (opt_.check_invariants && fits(g)) {
+    Violation(absl::StrCat("invariant 6: in-share preemption for ", *j.req->job_name,
+                           " although it fits without"));
+  }
+  std::vector<int32_t> victims = ChooseVictims(cand, g, fits);
+  if (victims.empty()) return false;
+  StartPreemption(id, victims, PreemptionType::kInShare);
+  return true;
+}
+
+void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type) {
+  Job& j = jobs_[id];
+  int64_t nv = 0;
+  for (int32_t v : victims) nv += jobs_[v].n;
+  for (int32_t vid : victims) {
+    Job& v = jobs_[vid];
+    RemoveCandidate(vid);
+    v.draining = true;
+    v.drain_type = type;
+    v.beneficiary = id;
+    v.beneficiary_epoch = j.res_epoch;
+    ++v.attempt;  // cancels its pending STARTING / RUNNING / attempt end
+    v.reason = type == PreemptionType::kCrossShare ? reasons::kCrossShareInProgress
+                                                   : reasons::kInShareInProgress;
+    ++v.reason_epoch;
+    JobRecord r = BaseRecord(vid, v.status, v.reason);
+    r.preemption = type;
+    r.preempted_for = *j.req->job_name;
+    sink_.OnJob(r);
+    Push(now_ + knobs_.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
+    if (type == PreemptionType::kCrossShare) ++stats_cross_;
+  }
+  total_hold_[j.unit] -= j.hold;
+  j.hold = std::max<int64_t>(0, j.n - nv);
+  total_hold_[j.unit] += j.hold;
+  j.pending_victims = static_cast<int32_t>(victims.size());
+  shares_[j.share].res_job = id;
+  if (opt_.check_invariants && type == PreemptionType::kCrossShare) {
+    const SimTime interval = knobs_.scheduling_interval;
+    reclaim_deadlines_.push_back(
+        ReclaimDeadline{id, j.res_epoch, now_ + knobs_.preemption_drain + interval});
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Log records
+
+JobRecord Engine::BaseRecord(int32_t id, JobStatus st, std::string_view reason) const {
+  const Job& j = jobs_[id];
+  JobRecord r;
+  r.time = now_;
+  r.job_name = *j.req->job_name;
+  r.share_name = shares_[j.share].name;
+  r.status = st;
+  r.status_reason = reason;
+  return r;
+}
+
+void Engine::EmitJob(int32_t id, JobStatus st, std::string_view reason, bool with_summary) {
+  const Job& j = jobs_[id];
+  JobRecord r = BaseRecord(id, st, reason);
+  if (st == JobStatus::kScheduled) {
+    r.has_usage = true;
+    r.capacity_unit = unit_names_[j.unit];
+    r.quantity = j.n;
+    borrowed_scratch_.clear();
+    for (const Part& p : j.parts) {
+      borrowed_scratch_.push_back(BorrowedPart{LenderName(p.lender), unit_names_[j.unit], p.qty});
+    }
+    r.borrowed = borrowed_scratch_;
+  }
+  if (with_summary) {
+    r.has_preemption_summary = true;
+    r.preempted_attempt_count = j.preempted_count;
+    r.recent_preempted_attempts = j.recent;
+  }
+  sink_.OnJob(r);
+}
+
+void Engine::EmitSnapshot() {
+  SnapshotRecord rec;
+  rec.time = now_;
+  // frontOfQueue: k-way merge of the share queues by (priority desc, id).
+  std::vector<std::pair<QueueKey, int32_t>> heads;
+  std::vector<absl::btree_set<QueueKey>::const_iterator> its;
+  for (int32_t s = 0; s < NumShares(); ++s) its.push_back(shares_[s].queue.begin());
+  while (rec.front_of_queue.size() < kSnapshotFrontJobs) {
+    int32_t best = kNone;
+    for (int32_t s = 0; s < NumShares(); ++s) {
+      if (its[s] == shares_[s].queue.end()) continue;
+      if (best == kNone || *its[s] < *its[best]) best = s;
+    }
+    if (best == kNone) break;
+    const Job& j = jobs_[its[best]->id];
+    rec.front_of_queue.push_back(SnapshotJob{*j.req->job_name, j.runnable_since});
+    ++its[best];
+  }
+  for (int32_t s = 0; s < NumShares(); ++s) {
+    const Share& sh = shares_[s];
+    SnapshotShare ss;
+    ss.share_name = sh.name;
+    if (const int32_t h = Head(s); h != kNone) {
+      ss.front.push_back(SnapshotJob{*jobs_[h].req->job_name, jobs_[h].runnable_since});
+    }
+    for (int32_t u = 0; u < NumUnits(); ++u) {
+      const int64_t use = sh.own[u] + sh.borrowed[u];
+      if (use > 0) ss.usage.push_back(SnapshotUsage{unit_names_[u], use});
+    }
+    rec.shares.push_back(std::move(ss));
+  }
+  for (int32_t u = 0; u < NumUnits(); ++u) {
+    if (total_use_[u] > 0) rec.total_usage.push_back(SnapshotUsage{unit_names_[u], total_use_[u]});
+  }
+  sink_.OnSnapshot(rec);
+}
+
+// ---------------------------------------------------------------------------
+// Invariants
+
+void Engine::Violation(std::string message) {
+  ++stats_.invariant_violations;
+  if (stats_.violation_messages.size() < kMaxViolationMessages) {
+    stats_.violation_messages.push_back(absl::StrCat("t=", FormatSeconds(now_), ": ", message));
+  }
+}
+
+Engine::Excess Engine::ComputeExcess(int32_t s, int32_t u) const {
+  const Share& sh = shares_[s];
+  Excess e;
+  const int64_t use = sh.own[u] + sh.borrowed[u];
+  const int64_t cap = BorrowCap(sh, u);
+  e.limit = cap == kUnlimited ? 0 : std::max<int64_t>(0, use - (sh.limit[u] + cap));
+  e.lend = sh.strategy == Strategy::kReserve
+               ? sh.lent[u]
+               : std::max<int64_t>(0, sh.own[u] + sh.lent[u] - sh.limit[u]);
+  return e;
+}
+
+void Engine::ResetAllowances() {
+  for (int32_t u = 0; u < NumUnits(); ++u) allow1_[u] = std::max<int64_t>(0, total_use_[u] - se_[u]);
+  for (int32_t s = 0; s < NumShares(); ++s) {
+    for (int32_t u = 0; u < NumUnits(); ++u) {
+      const Excess e = ComputeExcess(s, u);
+      shares_[s].allow2[u] = e.limit;
+      shares_[s].allow3[u] = e.lend;
+    }
+  }
+}
+
+void Engine::AfterEvent() {
+  if (!opt_.check_invariants) return;
+  CheckInvariants();
+}
+
+void Engine::AfterPass() {
+  if (!opt_.check_invariants) return;
+  CheckInvariants();
+  // Invariant 6 (second half) and 5 (timing): a job that triggered a reclaim
+  // must start by preemption time + drain + interval while it stays the head.
+  size_t keep = 0;
+  for (const ReclaimDeadline& d : reclaim_deadlines_) {
+    const Job& j = jobs_[d.job];
+    const bool pending = j.status == JobStatus::kRunnable && j.res_epoch == d.epoch;
+    if (!pending) continue;
+    if (now_ >= d.deadline) {
+      Violation(absl::StrCat("invariant 5: ", *j.req->job_name,
+                             " reclaimed capacity but did not start by ", FormatSeconds(d.deadline)));
+      continue;
+    }
+    reclaim_deadlines_[keep++] = d;
+  }
+  reclaim_deadlines_.resize(keep);
+  if (opt_.full_invariant_check) CheckReclaimFired();
+}
+
+void Engine::CheckInvariants() {
+  for (int32_t u = 0; u < NumUnits(); ++u) {
+    const int64_t e1 = std::max<int64_t>(0, total_use_[u] - se_[u]);
+    if (e1 > allow1_[u]) {
+      Violation(absl::StrCat("invariant 1: ", Sv(unit_names_[u]), " in use ", total_use_[u],
+                             " > environment limit ", se_[u]));
+    }
+    allow1_[u] = std::min(allow1_[u], e1);
+    if (total_hold_[u] < 0) Violation(absl::StrCat("negative hold for ", Sv(unit_names_[u])));
+  }
+  for (int32_t s = 0; s < NumShares(); ++s) {
+    Share& sh = shares_[s];
+    for (int32_t u = 0; u < NumUnits(); ++u) {
+      const Excess e = ComputeExcess(s, u);
+      if (e.limit > sh.allow2[u]) {
+        Violation(absl::StrCat("invariant 2: share ", sh.name, " uses ", sh.own[u] + sh.borrowed[u],
+                               " of ", Sv(unit_names_[u]), ", over limit plus borrow cap"));
+      }
+      if (e.lend > sh.allow3[u]) {
+        Violation(absl::StrCat("invariant 3: share ", sh.name, " lends ", sh.lent[u], " of ",
+                               Sv(unit_names_[u]), " beyond its idle own capacity"));
+      }
+      sh.allow2[u] = std::min(sh.allow2[u], e.limit);
+      sh.allow3[u] = std::min(sh.allow3[u], e.lend);
+    }
+  }
+  int64_t counted = 0;
+  for (int64_t c : status_count_) counted += c;
+  if (counted != stats_.jobs_submitted) {
+    Violation(absl::StrCat("invariant 4: ", counted, " jobs in states but ", stats_.jobs_submitted,
+                           " submitted"));
+  }
+  if (opt_.full_invariant_check) Recount();
+}
+
+// Recomputes every counter from the job records (invariant 4: instances are
+// conserved; each job is in exactly one state).
+void Engine::Recount() {
+  const size_t nu = unit_names_.size();
+  std::vector<std::vector<int64_t>> own(shares_.size(), std::vector<int64_t>(nu)),
+      lent(shares_.size(), std::vector<int64_t>(nu)), borrowed(shares_.size(), std::vector<int64_t>(nu));
+  std::vector<int64_t> use(nu), hold(nu), ulent(nu);
+  std::vector<int64_t> queued(shares_.size());
+  for (const Job& j : jobs_) {
+    if (IsDispatched(j.status)) {
+      int64_t sum = j.own;
+      own[j.share][j.unit] += j.own;
+      for (const Part& p : j.parts) {
+        sum += p.qty;
+        borrowed[j.share][j.unit] += p.qty;
+        if (p.lender == UnassignedLender()) {
+          ulent[j.unit] += p.qty;
+        } else {
+          lent[p.lender][j.unit] += p.qty;
+        }
+      }
+      if (sum != j.n) Violation(absl::StrCat("invariant 4: job ", *j.req->job_name, " holds ", sum, " of ", j.n));
+      use[j.unit] += j.n;
+    } else if (j.own != 0 || !j.parts.empty()) {
+      Violation(absl::StrCat("invariant 4: job ", *j.req->job_name, " holds capacity while ",
+                             JobStatusName(j.status)));
+    }
+    if (j.status == JobStatus::kRunnable) {
+      ++queued[j.share];
+      if (j.unit != kNone) hold[j.unit] += j.hold;
+    } else if (j.hold != 0) {
+      Violation(absl::StrCat("job ", *j.req->job_name, " keeps a hold while ", JobStatusName(j.status)));
+    }
+  }
+  for (size_t s = 0; s < shares_.size(); ++s) {
+    if (static_cast<int64_t>(shares_[s].queue.size()) != queued[s]) {
+      Violation(absl::StrCat("invariant 4: share ", shares_[s].name, " queue holds ", shares_[s].queue.size(),
+                             " jobs but ", queued[s], " are RUNNABLE"));
+    }
+    if (own[s] != shares_[s].own || lent[s] != shares_[s].lent || borrowed[s] != shares_[s].borrowed) {
+      Violation(absl::StrCat("invariant 4: share ", shares_[s].name, " counters disagree with jobs"));
+    }
+  }
+  if (use != total_use_ || hold != total_hold_ || ulent != unassigned_lent_) {
+    Violation("invariant 4: environment counters disagree with jobs");
+  }
+}
+
+// Invariant 5: after a pass, no share's head that fits its own limit is left
+// without a reservation while preempting every candidate would let it start.
+void Engine::CheckReclaimFired() {
+  if (!se_enabled_) return;
+  for (int32_t s = 0; s < NumShares(); ++s) {
+    const int32_t id = Head(s);
+    if (id == kNone) continue;
+    const Job& j = jobs_[id];
+    if (j.pending_victims > 0 || !NeverFitsReason(s, j).empty()) continue;
+    const Share& sh = shares_[s];
+    const int32_t u = j.unit;
+    if (sh.own[u] + j.n > sh.limit[u]) continue;
+    int64_t gain_h = 0, gain_f = 0;
+    for (size_t v = 0; v < jobs_.size(); ++v) {
+      const Job& x = jobs_[v];
+      if (!IsDispatched(x.status) || x.draining || x.share == s || x.unit != u) continue;
+      bool eligible = x.borrowed_total > 0 || shares_[x.share].own[u] > shares_[x.share].limit[u];
+      if (!eligible) continue;
+      gain_f += x.n;
+      for (const Part& p : x.parts) {
+        if (p.lender == s) gain_h += p.qty;
+      }
+    }
+    if (Headroom(s, u) + gain_h >= j.n && FreeFor(id) + gain_f >= j.n) {
+      Violation(absl::StrCat("invariant 5: head ", *j.req->job_name, " of ", sh.name,
+                             " fits its limit and reclaim is possible, but nothing was started"));
+    }
+  }
+}
+
+void Engine::CheckEndOfRun() {
+  if (knobs_.horizon) return;  // jobs may legitimately be cut off
+  for (const Job& j : jobs_) {
+    if (IsDispatched(j.status) || j.status == JobStatus::kSubmitted) {
+      Violation(absl::StrCat("invariant 4: job ", *j.req->job_name, " left ", JobStatusName(j.status),
+                             " with no event pending"));
+    }
+  }
+}
+
+}  // namespace engine_internal
+
+RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options) {
+  engine_internal::Engine engine(scenario, sink, options);
+  return engine.Run();
+}
+
+}  // namespace qs

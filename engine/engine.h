@@ -1,0 +1,275 @@
+// File: engine/engine.h
+//
+// The fast quota-share engine behind RunFastEngine() (engine/run.h): a
+// discrete-event simulation of AWS Batch quota management for SageMaker
+// Training job queues, following ../shared/spec/quota-semantics.md as pinned
+// down by docs/semantics.md.
+//
+// Design
+//  * One Engine owns all state of one run; no globals. Time is integer
+//    milliseconds; internal events are ordered by (time, sequence number
+//    assigned at insertion) and scenario events come first at equal times.
+//    Cancellation is lazy: every job carries an attempt counter and a stale
+//    event (e.g. the completion of an attempt that was preempted) is skipped.
+//  * Per share: a B-tree of RUNNABLE jobs keyed (priority desc, submission
+//    order), so the head is O(1) and a priority update O(log n); per
+//    (share, unit) and per (lender, unit) B-trees of dispatched, not draining
+//    jobs in victim order, so preemption candidates are found without scanning
+//    all dispatched jobs; per unit a B-tree of borrowing jobs.
+//  * Accounting (Own, Lent, Borrowed per share and unit; use and holds per
+//    unit) is incremental. CheckInvariants() compares it with the limits after
+//    every event; Recount() (full_invariant_check) recomputes it from the job
+//    records.
+//  * A pass costs O(rounds x shares x (log n + dispatched or preempted jobs)):
+//    it never walks a queue, except with `backfill: true`, which by
+//    definition looks past blocked heads.
+//
+// Thread-safety: thread-compatible; one thread drives an Engine.
+#ifndef QS_ENGINE_ENGINE_H_
+#define QS_ENGINE_ENGINE_H_
+
+#include <array>
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "engine/event_log.h"
+#include "engine/run.h"
+#include "engine/scenario.h"
+#include "engine/validation.h"
+
+namespace qs {
+namespace engine_internal {
+
+class Engine {
+ public:
+  Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  RunStats Run();
+
+ private:
+  enum class EventType : uint8_t {
+    kBecomeRunnable,
+    kStarting,
+    kRunning,
+    kAttemptEnd,
+    kDrainEnd,
+    kTimeLimit,
+    kTick,
+  };
+  struct Event {
+    SimTime time;
+    int64_t seq;
+    EventType type;
+    int32_t job;
+    uint32_t tag;  // attempt or reason epoch the event belongs to
+    int32_t aux;   // timeout flag / time-limit entry
+    bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  };
+  // A borrowed part: `lender` is a share index, or UnassignedLender().
+  struct Part {
+    int32_t lender;
+    int64_t qty;
+  };
+  struct QueueKey {
+    int64_t neg_priority;
+    int32_t id;  // submission order == (createdAt, submission) order
+    bool operator<(const QueueKey& o) const {
+      return neg_priority != o.neg_priority ? neg_priority < o.neg_priority : id < o.id;
+    }
+  };
+  struct VictimKey {
+    int64_t a, b, c;
+    int32_t name_rank;
+    int32_t id;
+    bool operator<(const VictimKey& o) const {
+      if (a != o.a) return a < o.a;
+      if (b != o.b) return b < o.b;
+      if (c != o.c) return c < o.c;
+      return name_rank < o.name_rank;
+    }
+  };
+  struct Job {
+    const SubmitServiceJobRequest* req = nullptr;
+    int32_t share = -1;
+    int32_t unit = -1;
+    int64_t n = 0;
+    int32_t priority = 0;
+    int32_t name_rank = 0;
+    SimTime created_at = 0;
+    JobStatus status = JobStatus::kSubmitted;
+    uint32_t attempt = 0;
+    uint32_t reason_epoch = 0;
+    std::string_view reason;
+    int64_t failed_attempts = 0;
+    int64_t preempted_count = 0;
+    SimTime dispatched_at = 0;
+    SimTime runnable_since = 0;
+    // While dispatched.
+    int64_t own = 0;
+    int64_t borrowed_total = 0;
+    std::vector<Part> parts;
+    bool draining = false;
+    PreemptionType drain_type = PreemptionType::kNone;
+    int32_t beneficiary = -1;
+    uint32_t beneficiary_epoch = 0;
+    // While RUNNABLE: the reservation.
+    int64_t hold = 0;
+    int32_t pending_victims = 0;
+    uint32_t res_epoch = 0;
+    std::vector<PreemptedAttempt> recent;
+  };
+  struct Share {
+    std::string name;
+    Strategy strategy = Strategy::kReserve;
+    int64_t borrow_limit = -1;
+    Toggle in_share = Toggle::kDisabled;
+    Toggle state = Toggle::kEnabled;
+    std::vector<int64_t> limit, own, lent, borrowed;  // per unit
+    std::vector<int64_t> allow2, allow3;              // invariant allowances
+    absl::btree_set<QueueKey> queue;                  // RUNNABLE jobs
+    std::vector<absl::btree_set<VictimKey>> dispatched;  // per unit, not draining
+    int32_t res_job = -1;  // job holding a reservation, if any
+  };
+  struct Gains {
+    explicit Gains(size_t lenders) : from(lenders, 0) {}
+    int64_t n = 0, own = 0, borrowed = 0;
+    std::vector<int64_t> from;  // per lender (shares, then unassigned)
+  };
+  struct Excess {
+    int64_t limit = 0, lend = 0;
+  };
+  struct ReclaimDeadline {
+    int32_t job;
+    uint32_t epoch;
+    SimTime deadline;
+  };
+  struct JobFactsHolder {
+    int32_t id = -1;
+    JobFacts facts;
+  };
+
+  int32_t NumShares() const { return static_cast<int32_t>(shares_.size()); }
+  int32_t NumUnits() const { return static_cast<int32_t>(unit_names_.size()); }
+  int32_t UnassignedLender() const { return 1 << 20; }
+  int32_t UnitOf(std::string_view name) const;
+  std::string_view LenderName(int32_t t) const;
+
+  void Push(SimTime time, EventType type, int32_t job, uint32_t tag, int32_t aux);
+  void ApplyScenarioEvent(const ScenarioEvent& ev);
+  void ApplyInternalEvent(const Event& ev);
+  void ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r);
+  void Reject(const ScenarioEvent& ev, const absl::Status& status);
+  JobFactsHolder FactsOf(const std::optional<std::string>& job_id) const;
+  void CreateShare(const CreateQuotaShareRequest& r);
+  void UpdateShare(int32_t s, const UpdateQuotaShareRequest& r);
+  void UpdateEnvironment(const UpdateServiceEnvironmentRequest& r);
+
+  void SetStatus(int32_t id, JobStatus st);
+  void MakeRunnable(int32_t id, std::string_view reason, bool with_summary = false);
+  void Finish(int32_t id, JobStatus st, std::string_view reason, bool with_summary);
+  void SetReason(int32_t id, std::string_view reason);
+  void SetPriority(int32_t id, int32_t priority);
+  void Terminate(int32_t id, std::string_view reason);
+  void EndDrain(int32_t id);
+  void GiveToBeneficiary(int32_t id);
+  void RemoveFromQueue(int32_t id);
+  void DropReservation(int32_t id);
+
+  int64_t BorrowCap(const Share& sh, int32_t u) const;
+  int64_t Headroom(int32_t s, int32_t u) const {
+    const Share& sh = shares_[s];
+    return sh.limit[u] - sh.own[u] - sh.lent[u];
+  }
+  int64_t FreeFor(int32_t id) const {
+    const Job& j = jobs_[id];
+    return se_[j.unit] - total_use_[j.unit] - total_hold_[j.unit] + j.hold;
+  }
+  int64_t Idle(int32_t t, int32_t u, int64_t extra) const;
+  void Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts);
+  void Release(int32_t id);
+  VictimKey KeyOf(int32_t id) const;
+  void AddCandidate(int32_t id);
+  void RemoveCandidate(int32_t id);
+
+  int32_t Head(int32_t s) const;
+  bool Waiting(int32_t s) const;
+  std::string_view NeverFitsReason(int32_t s, const Job& j) const;
+  bool LookAt(int32_t s, int32_t id);
+  void ComputeOrder();
+  void RunPass();
+  bool Phase1(int32_t s);
+  bool Backfill(int32_t s);
+  bool Phase2Eligible(int32_t s);
+  bool Phase2();
+  bool TryBorrow(int32_t s, int32_t id);
+  bool Phase3(int32_t s);
+  bool TryReclaim(int32_t s, int32_t id);
+  template <typename Fits>
+  std::vector<int32_t> ChooseVictims(const std::vector<int32_t>& candidates, Gains& g, const Fits& fits);
+  void AddGain(Gains& g, int32_t v, int64_t sign);
+  void StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type);
+
+  JobRecord BaseRecord(int32_t id, JobStatus st, std::string_view reason) const;
+  void EmitJob(int32_t id, JobStatus st, std::string_view reason, bool with_summary = false);
+  void EmitSnapshot();
+
+  void Violation(std::string message);
+  Excess ComputeExcess(int32_t s, int32_t u) const;
+  void ResetAllowances();
+  void AfterEvent();
+  void AfterPass();
+  void CheckInvariants();
+  void Recount();
+  void CheckReclaimFired();
+  void CheckEndOfRun();
+
+  const Scenario& sc_;
+  LogSink& sink_;
+  const RunOptions opt_;
+  const Knobs knobs_;
+
+  std::vector<std::string_view> unit_names_;  // sorted; index = unit id
+  absl::flat_hash_map<std::string_view, int32_t> unit_ids_;
+  absl::flat_hash_map<std::string_view, int32_t> name_rank_;
+  absl::flat_hash_map<std::string_view, int32_t> job_ids_;
+  absl::flat_hash_map<std::string, int32_t> share_ids_;  // owns keys: shares_ reallocates
+  std::vector<std::string> time_limit_reasons_;
+
+  std::vector<int64_t> se_, total_use_, total_hold_, unassigned_lent_;
+  bool se_enabled_ = true;
+  std::vector<Job> jobs_;
+  std::vector<Share> shares_;
+  // lender_sets_[t][u]: dispatched, not draining jobs holding u borrowed from t.
+  std::vector<std::vector<absl::btree_set<VictimKey>>> lender_sets_;
+  std::vector<absl::btree_set<VictimKey>> borrowers_by_unit_;
+
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  int64_t next_seq_ = 0;
+  SimTime now_ = 0;
+  SimTime next_tick_ = -1;
+  int64_t runnable_count_ = 0;
+  uint64_t round_counter_ = 0;
+  std::vector<int32_t> order_;
+  std::vector<char> blocked_;
+  std::vector<BorrowedPart> borrowed_scratch_;
+
+  std::array<int64_t, 8> status_count_{};
+  std::vector<int64_t> allow1_;
+  std::vector<ReclaimDeadline> reclaim_deadlines_;
+  int64_t stats_dispatches_ = 0;
+  int64_t stats_cross_ = 0;
+  RunStats stats_;
+};
+
+}  // namespace engine_internal
+}  // namespace qs
+
+#endif  // QS_ENGINE_ENGINE_H_

@@ -1,0 +1,245 @@
+#include "engine/event_log.h"
+
+#include <cstdio>
+
+namespace qs {
+
+const char* JobStatusName(JobStatus s) {
+  switch (s) {
+    case JobStatus::kSubmitted: return "SUBMITTED";
+    case JobStatus::kPending: return "PENDING";
+    case JobStatus::kRunnable: return "RUNNABLE";
+    case JobStatus::kScheduled: return "SCHEDULED";
+    case JobStatus::kStarting: return "STARTING";
+    case JobStatus::kRunning: return "RUNNING";
+    case JobStatus::kSucceeded: return "SUCCEEDED";
+    case JobStatus::kFailed: return "FAILED";
+  }
+  return "?";
+}
+
+namespace reasons {
+std::string_view ReasonCode(std::string_view reason) {
+  size_t pos = reason.find(" - ");
+  return pos == std::string_view::npos ? reason : reason.substr(0, pos);
+}
+}  // namespace reasons
+
+void AppendJsonString(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      case '\b': out.append("\\b"); break;
+      case '\f': out.append("\\f"); break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out.append(buf);
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+namespace {
+
+void AppendInt(std::string& out, int64_t v) { out.append(std::to_string(v)); }
+
+void AppendKey(std::string& out, std::string_view key) {
+  out.append(", ");
+  AppendJsonString(out, key);
+  out.append(": ");
+}
+
+void AppendUsageList(std::string& out, const std::vector<SnapshotUsage>& usage) {
+  out.push_back('[');
+  for (size_t i = 0; i < usage.size(); ++i) {
+    if (i) out.append(", ");
+    out.append("{\"capacityUnit\": ");
+    AppendJsonString(out, usage[i].capacity_unit);
+    out.append(", \"quantity\": ");
+    AppendInt(out, usage[i].quantity);
+    out.push_back('}');
+  }
+  out.push_back(']');
+}
+
+void AppendSnapshotJobs(std::string& out, const std::vector<SnapshotJob>& jobs) {
+  out.push_back('[');
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (i) out.append(", ");
+    out.append("{\"earliestTimeAtPosition\": ");
+    AppendInt(out, jobs[i].earliest_time_at_position);
+    out.append(", \"jobArn\": ");
+    AppendJsonString(out, jobs[i].job_name);
+    out.push_back('}');
+  }
+  out.push_back(']');
+}
+
+}  // namespace
+
+void JsonlWriter::AppendJob(std::string& out, const JobRecord& r) {
+  out.append("{\"time\": ");
+  AppendSeconds(out, r.time);
+  AppendKey(out, "jobName");
+  AppendJsonString(out, r.job_name);
+  AppendKey(out, "quotaShareName");
+  AppendJsonString(out, r.share_name);
+  AppendKey(out, "status");
+  out.push_back('"');
+  out.append(JobStatusName(r.status));
+  out.push_back('"');
+  AppendKey(out, "statusReason");
+  AppendJsonString(out, r.status_reason);
+  if (r.has_usage) {
+    AppendKey(out, "capacityUsage");
+    out.append("[{\"capacityUnit\": ");
+    AppendJsonString(out, r.capacity_unit);
+    out.append(", \"quantity\": ");
+    AppendInt(out, r.quantity);
+    out.append("}]");
+    AppendKey(out, "borrowed");
+    out.push_back('[');
+    for (size_t i = 0; i < r.borrowed.size(); ++i) {
+      const BorrowedPart& b = r.borrowed[i];
+      if (i) out.append(", ");
+      out.append("{\"from\": ");
+      AppendJsonString(out, b.from);
+      out.append(", \"capacityUnit\": ");
+      AppendJsonString(out, b.capacity_unit);
+      out.append(", \"quantity\": ");
+      AppendInt(out, b.quantity);
+      out.push_back('}');
+    }
+    out.push_back(']');
+  }
+  if (r.preemption != PreemptionType::kNone) {
+    AppendKey(out, "preemptedFor");
+    AppendJsonString(out, r.preempted_for);
+    AppendKey(out, "preemptionType");
+    out.append(r.preemption == PreemptionType::kCrossShare ? "\"CROSS_SHARE\"" : "\"IN_SHARE\"");
+  }
+  if (r.has_preemption_summary) {
+    AppendKey(out, "preemptionSummary");
+    out.append("{\"preemptedAttemptCount\": ");
+    AppendInt(out, r.preempted_attempt_count);
+    out.append(", \"recentPreemptedAttempts\": [");
+    for (size_t i = 0; i < r.recent_preempted_attempts.size(); ++i) {
+      const PreemptedAttempt& a = r.recent_preempted_attempts[i];
+      if (i) out.append(", ");
+      out.append("{\"startedAt\": ");
+      AppendInt(out, a.started_at);
+      out.append(", \"stoppedAt\": ");
+      AppendInt(out, a.stopped_at);
+      out.append(", \"statusReason\": ");
+      AppendJsonString(out, a.status_reason);
+      out.push_back('}');
+    }
+    out.append("]}");
+  }
+  out.append("}\n");
+}
+
+void JsonlWriter::AppendRejected(std::string& out, const RejectedRecord& r) {
+  out.append("{\"time\": ");
+  AppendSeconds(out, r.time);
+  out.append(", \"rejected\": true");
+  AppendKey(out, "action");
+  AppendJsonString(out, r.action);
+  AppendKey(out, "message");
+  AppendJsonString(out, r.message);
+  AppendKey(out, "path");
+  AppendJsonString(out, r.path);
+  out.append("}\n");
+}
+
+void JsonlWriter::AppendSnapshot(std::string& out, const SnapshotRecord& r) {
+  out.append("{\"time\": ");
+  AppendSeconds(out, r.time);
+  out.append(", \"snapshot\": {\"frontOfQueue\": {\"jobs\": ");
+  AppendSnapshotJobs(out, r.front_of_queue);
+  out.append(", \"lastUpdatedAt\": ");
+  AppendInt(out, r.time);
+  out.append("}, \"frontOfQuotaShares\": {\"lastUpdatedAt\": ");
+  AppendInt(out, r.time);
+  out.append(", \"quotaShares\": {");
+  bool first = true;
+  for (const SnapshotShare& s : r.shares) {
+    if (s.front.empty()) continue;
+    if (!first) out.append(", ");
+    first = false;
+    AppendJsonString(out, s.share_name);
+    out.append(": ");
+    AppendSnapshotJobs(out, s.front);
+  }
+  out.append("}}, \"queueUtilization\": {\"lastUpdatedAt\": ");
+  AppendInt(out, r.time);
+  out.append(", \"quotaShareUtilization\": {\"topCapacityUtilization\": [");
+  first = true;
+  for (const SnapshotShare& s : r.shares) {
+    if (s.usage.empty()) continue;
+    if (!first) out.append(", ");
+    first = false;
+    out.append("{\"capacityUsage\": ");
+    AppendUsageList(out, s.usage);
+    out.append(", \"quotaShareName\": ");
+    AppendJsonString(out, s.share_name);
+    out.push_back('}');
+  }
+  out.append("]}, \"totalCapacityUsage\": ");
+  AppendUsageList(out, r.total_usage);
+  out.append("}}}\n");
+}
+
+void JsonlWriter::OnJob(const JobRecord& r) {
+  AppendJob(buf_, r);
+  MaybeFlush();
+}
+void JsonlWriter::OnRejected(const RejectedRecord& r) {
+  AppendRejected(buf_, r);
+  MaybeFlush();
+}
+void JsonlWriter::OnSnapshot(const SnapshotRecord& r) {
+  AppendSnapshot(buf_, r);
+  MaybeFlush();
+}
+
+void JsonlWriter::MaybeFlush() {
+  if (buf_.size() >= (1u << 20)) Flush();
+}
+
+void JsonlWriter::Flush() {
+  if (!buf_.empty() && out_ != nullptr) {
+    out_->write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+  }
+  buf_.clear();
+  if (out_ != nullptr) out_->flush();
+}
+
+void TeeSink::OnJob(const JobRecord& r) {
+  for (LogSink* s : sinks_) s->OnJob(r);
+}
+void TeeSink::OnRejected(const RejectedRecord& r) {
+  for (LogSink* s : sinks_) s->OnRejected(r);
+}
+void TeeSink::OnSnapshot(const SnapshotRecord& r) {
+  for (LogSink* s : sinks_) s->OnSnapshot(r);
+}
+void TeeSink::OnCapacity(const CapacityRecord& r) {
+  for (LogSink* s : sinks_) s->OnCapacity(r);
+}
+void TeeSink::OnEnd(SimTime t) {
+  for (LogSink* s : sinks_) s->OnEnd(t);
+}
+
+}  // namespace qs

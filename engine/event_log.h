@@ -1,0 +1,214 @@
+// File: engine/event_log.h
+//
+// The event log of `quotasim run` (../shared/spec/scenario-format.md, "Event
+// log"): what the engines report, and its one JSON Lines formatting.
+//
+// Engines do not format text. They call a LogSink with structured records;
+// JsonlWriter turns records into bytes, SummaryBuilder (summary.h) into the
+// run summary, TeeSink feeds both. Because both engines share this one
+// formatter, "byte-identical logs" between the fast and the reference engine
+// means identical decisions, never formatting luck.
+//
+// Line shapes (keys in this order; extra keys are allowed by the contract):
+//   job:      {"time","jobName","quotaShareName","status","statusReason"
+//              [,"capacityUsage","borrowed"]          SCHEDULED lines
+//              [,"preemptedFor","preemptionType"]     preemption-start lines
+//              [,"preemptionSummary"]}                lines ending a preempted attempt
+//   rejected: {"time","rejected":true,"action","message","path"}
+//   snapshot: {"time","snapshot":{GetJobQueueSnapshot response}}
+//
+// Records hold string_views into the Scenario or the engine's own storage;
+// they are only valid during the call.
+//
+// Thread-safety: a sink is thread-compatible (one engine thread calls it).
+#ifndef QS_ENGINE_EVENT_LOG_H_
+#define QS_ENGINE_EVENT_LOG_H_
+
+#include <cstdint>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/time.h"
+
+namespace qs {
+
+// ServiceJobStatus.
+enum class JobStatus : uint8_t {
+  kSubmitted,
+  kPending,  // in the API enum; service jobs never use it
+  kRunnable,
+  kScheduled,
+  kStarting,
+  kRunning,
+  kSucceeded,
+  kFailed,
+};
+const char* JobStatusName(JobStatus s);
+inline bool IsTerminal(JobStatus s) { return s == JobStatus::kSucceeded || s == JobStatus::kFailed; }
+inline bool IsDispatched(JobStatus s) {
+  return s == JobStatus::kScheduled || s == JobStatus::kStarting || s == JobStatus::kRunning;
+}
+
+enum class PreemptionType : uint8_t { kNone, kCrossShare, kInShare };
+
+// Status reasons fixed by the spec (verbatim).
+namespace reasons {
+inline constexpr std::string_view kSeMaxResource =
+    "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE - Service environment(s) associated with "
+    "the job queue cannot meet the capacity requirement of the job.";
+inline constexpr std::string_view kQuotaLimitExceeded =
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED - Job requirements exceed quota share "
+    "capacity limits.";
+inline constexpr std::string_view kQuotaAndBorrowLimitExceeded =
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED - Job requirements exceed quota share "
+    "capacity limits and borrow limits.";
+inline constexpr std::string_view kBorrowExceedsConfigured =
+    "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED - Job requires borrowing that exceeds all "
+    "configured borrowable capacity.";
+inline constexpr std::string_view kCrossShareInProgress =
+    "PREEMPTION_IN_PROGRESS: Cross-share preemption triggered to reclaim borrowed capacity";
+inline constexpr std::string_view kInShareInProgress =
+    "PREEMPTION_IN_PROGRESS: In-share preemption triggered by higher priority job";
+inline constexpr std::string_view kCrossSharePreempted =
+    "Cross-share preemption triggered to reclaim borrowed capacity";
+inline constexpr std::string_view kInSharePreempted =
+    "In-share preemption triggered by higher priority job";
+// quotasim's own wording (the spec leaves these open):
+inline constexpr std::string_view kPreemptionRetriesExhausted =
+    "Preemption retries exhausted (preemptionRetriesBeforeTermination)";
+inline constexpr std::string_view kAttemptTimeout = "Job attempt duration exceeded timeout";
+inline constexpr std::string_view kSimulatedFailure = "AlgorithmError: simulated attempt outcome FAILED";
+inline constexpr std::string_view kTimeLimitPrefix =
+    "Terminated by JobStateTimeLimit action due to reason: ";
+// The part of a MISCONFIGURATION reason before " - ".
+std::string_view ReasonCode(std::string_view reason);
+}  // namespace reasons
+
+// Name used for capacity lent by the environment's unassigned part
+// (`unassignedCapacity: LENDABLE`). Cannot collide with a share name.
+inline constexpr std::string_view kUnassignedLenderName = "(unassigned)";
+
+struct BorrowedPart {
+  std::string_view from;  // lender share name, or kUnassignedLenderName
+  std::string_view capacity_unit;
+  int64_t quantity = 0;
+};
+
+struct PreemptedAttempt {
+  SimTime started_at = 0;  // SCHEDULED time of the attempt
+  SimTime stopped_at = 0;  // drain end
+  std::string_view status_reason;
+};
+
+struct JobRecord {
+  SimTime time = 0;
+  std::string_view job_name;
+  std::string_view share_name;
+  JobStatus status = JobStatus::kSubmitted;
+  std::string_view status_reason;
+  // SCHEDULED lines: the demand and where it came from.
+  bool has_usage = false;
+  std::string_view capacity_unit;
+  int64_t quantity = 0;
+  std::span<const BorrowedPart> borrowed;
+  // Preemption-start lines: the job the preemption makes room for.
+  PreemptionType preemption = PreemptionType::kNone;
+  std::string_view preempted_for;
+  // Lines that end a preempted attempt (RUNNABLE or FAILED at drain end).
+  bool has_preemption_summary = false;
+  int64_t preempted_attempt_count = 0;
+  std::span<const PreemptedAttempt> recent_preempted_attempts;  // newest first, <= 10
+};
+
+struct RejectedRecord {
+  SimTime time = 0;
+  std::string_view action;
+  std::string_view message;  // "ClientException: ..."
+  std::string_view path;     // JSON path of the request in the scenario
+};
+
+struct SnapshotJob {
+  std::string_view job_name;
+  SimTime earliest_time_at_position = 0;  // when it last became RUNNABLE
+};
+struct SnapshotUsage {
+  std::string_view capacity_unit;
+  int64_t quantity = 0;
+};
+struct SnapshotShare {
+  std::string_view share_name;
+  std::vector<SnapshotJob> front;     // its first RUNNABLE job (0 or 1 entries)
+  std::vector<SnapshotUsage> usage;   // units in name order, non-zero only
+};
+// GetJobQueueSnapshot response.
+struct SnapshotRecord {
+  SimTime time = 0;
+  std::vector<SnapshotJob> front_of_queue;  // first 100 RUNNABLE jobs, queue order
+  std::vector<SnapshotShare> shares;        // declaration order
+  std::vector<SnapshotUsage> total_usage;   // units in name order
+};
+
+// Capacity of the environment changed (time 0 and UpdateServiceEnvironment).
+// Not written to the JSON Lines log; the summary uses it for utilisation.
+struct CapacityRecord {
+  SimTime time = 0;
+  std::string_view capacity_unit;
+  int64_t max_capacity = 0;
+};
+
+class LogSink {
+ public:
+  virtual ~LogSink() = default;
+  virtual void OnJob(const JobRecord& r) = 0;
+  virtual void OnRejected(const RejectedRecord& r) = 0;
+  virtual void OnSnapshot(const SnapshotRecord& r) = 0;
+  virtual void OnCapacity(const CapacityRecord&) {}
+  // The run ended at `end_time` (last processed instant, or the horizon).
+  virtual void OnEnd(SimTime /*end_time*/) {}
+};
+
+// Formats records as JSON Lines into an internal buffer, flushed to `out`
+// when it grows past a threshold and at Flush()/destruction.
+class JsonlWriter : public LogSink {
+ public:
+  explicit JsonlWriter(std::ostream* out) : out_(out) {}
+  ~JsonlWriter() override { Flush(); }
+  void OnJob(const JobRecord& r) override;
+  void OnRejected(const RejectedRecord& r) override;
+  void OnSnapshot(const SnapshotRecord& r) override;
+  void Flush();
+
+  // Formatting helpers, exposed for tests.
+  static void AppendJob(std::string& out, const JobRecord& r);
+  static void AppendRejected(std::string& out, const RejectedRecord& r);
+  static void AppendSnapshot(std::string& out, const SnapshotRecord& r);
+
+ private:
+  void MaybeFlush();
+  std::ostream* out_;
+  std::string buf_;
+};
+
+// Sends every record to each sink in order.
+class TeeSink : public LogSink {
+ public:
+  explicit TeeSink(std::vector<LogSink*> sinks) : sinks_(std::move(sinks)) {}
+  void OnJob(const JobRecord& r) override;
+  void OnRejected(const RejectedRecord& r) override;
+  void OnSnapshot(const SnapshotRecord& r) override;
+  void OnCapacity(const CapacityRecord& r) override;
+  void OnEnd(SimTime t) override;
+
+ private:
+  std::vector<LogSink*> sinks_;
+};
+
+// Appends `s` as a JSON string literal (quotes and escapes included).
+void AppendJsonString(std::string& out, std::string_view s);
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_EVENT_LOG_H_

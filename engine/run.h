@@ -1,0 +1,57 @@
+// File: engine/run.h
+//
+// The entry points of the two engines. Both simulate one Scenario from time 0
+// to the end (or the horizon) and report every log record to a LogSink.
+//
+//  * RunFastEngine (engine.h/.cc): the production engine. Indexed queues,
+//    incremental accounting; optional CheckInvariants() after every event.
+//  * RunReferenceEngine (reference/reference_engine.cc): a deliberately
+//    simple, slow implementation of the same rules (docs/semantics.md) by
+//    linear scans over all jobs. It exists to be obviously right; tests and
+//    fuzzers demand byte-identical logs from both.
+//
+// Example:
+//   absl::StatusOr<Scenario> sc = LoadScenarioFile("notebook-example.json");
+//   std::ofstream out("events.jsonl");
+//   JsonlWriter log(&out);
+//   RunStats stats = RunFastEngine(*sc, log, RunOptions{});
+//
+// Thread-safety: each run owns all its state; concurrent runs on the same
+// (const) Scenario with different sinks are safe.
+#ifndef QS_ENGINE_RUN_H_
+#define QS_ENGINE_RUN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/event_log.h"
+#include "engine/scenario.h"
+
+namespace qs {
+
+struct RunOptions {
+  // Run CheckInvariants() after every event and after every pass. Violations
+  // are counted and the first few described in RunStats; the run goes on.
+  bool check_invariants = true;
+  // Also recount all accounting from the job records after every event and
+  // check invariants 5 and 6 after every pass (O(jobs) per event: tests and
+  // fuzzers only).
+  bool full_invariant_check = false;
+};
+
+struct RunStats {
+  SimTime end_time = 0;
+  int64_t events_processed = 0;  // scenario + internal events, ticks included
+  int64_t passes = 0;
+  int64_t jobs_submitted = 0;    // accepted SubmitServiceJob requests
+  int64_t invariant_violations = 0;
+  std::vector<std::string> violation_messages;  // the first 20
+};
+
+RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options);
+RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink);
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_RUN_H_

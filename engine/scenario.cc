@@ -1,0 +1,45 @@
+#include "engine/scenario.h"
+
+namespace qs {
+
+const char* StrategyName(Strategy s) {
+  switch (s) {
+    case Strategy::kReserve: return "RESERVE";
+    case Strategy::kLend: return "LEND";
+    case Strategy::kLendAndBorrow: return "LEND_AND_BORROW";
+  }
+  return "?";
+}
+
+const char* ToggleName(Toggle t) { return t == Toggle::kEnabled ? "ENABLED" : "DISABLED"; }
+
+const char* ShareOrderName(ShareOrder o) {
+  switch (o) {
+    case ShareOrder::kUnderLimitFirst: return "UNDER_LIMIT_FIRST";
+    case ShareOrder::kRoundRobin: return "ROUND_ROBIN";
+    case ShareOrder::kDeclaration: return "DECLARATION";
+  }
+  return "?";
+}
+
+const char* VictimOrderName(VictimOrder o) {
+  switch (o) {
+    case VictimOrder::kPriorityThenNewest: return "PRIORITY_THEN_NEWEST";
+    case VictimOrder::kMostBorrowedFirst: return "MOST_BORROWED_FIRST";
+  }
+  return "?";
+}
+
+const char* UnassignedCapacityName(UnassignedCapacity u) {
+  return u == UnassignedCapacity::kUnused ? "UNUSED" : "LENDABLE";
+}
+
+const char* ActionName(const Request& r) {
+  static constexpr const char* kNames[] = {
+      "SubmitServiceJob",   "UpdateServiceJob",         "TerminateServiceJob", "CreateQuotaShare",
+      "UpdateQuotaShare",   "UpdateServiceEnvironment", "GetJobQueueSnapshot"};
+  static_assert(std::variant_size_v<Request> == sizeof(kNames) / sizeof(kNames[0]));
+  return kNames[r.index()];
+}
+
+}  // namespace qs

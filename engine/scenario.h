@@ -1,0 +1,239 @@
+// File: engine/scenario.h
+//
+// The parsed scenario: what `quotasim run` simulates. It mirrors the scenario
+// JSON of ../shared/spec/scenario-format.md: AWS Batch request shapes for the
+// configuration and the timed events, plus the simulator-only `simulation`
+// knobs.
+//
+// Two kinds of bad input are kept apart:
+//  * A *malformed document* (bad JSON, wrong type, unknown key, enum value not
+//    in the API, absurd number, missing simulator field) never becomes a
+//    Scenario: ParseScenario() (scenario_json.h) returns an error naming the
+//    JSON path, and `quotasim run` exits 2.
+//  * A request AWS would *reject* with a ClientException (missing or unknown
+//    share, priority out of range, 0 or >5 limits, ...) is a well-formed
+//    request: it is stored here with its optional fields as written, and the
+//    engines validate it when they apply it (validation.h), logging a
+//    `rejected` line and going on.
+// That is why most request fields are std::optional: "absent" is information
+// the validators need.
+//
+// Both engines (fast and reference) read the same Scenario; it is immutable
+// during a run and outlives it, so engines may keep string_views into it.
+//
+// Thread-safety: a Scenario is a plain value; safe for concurrent reads.
+#ifndef QS_ENGINE_SCENARIO_H_
+#define QS_ENGINE_SCENARIO_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/time.h"
+
+namespace qs {
+
+enum class Strategy : uint8_t { kReserve, kLend, kLendAndBorrow };
+enum class Toggle : uint8_t { kEnabled, kDisabled };  // ENABLED | DISABLED
+enum class ShareOrder : uint8_t { kUnderLimitFirst, kRoundRobin, kDeclaration };
+enum class VictimOrder : uint8_t { kPriorityThenNewest, kMostBorrowedFirst };
+enum class UnassignedCapacity : uint8_t { kUnused, kLendable };
+enum class JobOutcome : uint8_t { kSucceeded, kFailed };
+
+// API spellings ("LEND_AND_BORROW", "ENABLED", ...).
+const char* StrategyName(Strategy s);
+const char* ToggleName(Toggle t);
+const char* ShareOrderName(ShareOrder o);
+const char* VictimOrderName(VictimOrder o);
+const char* UnassignedCapacityName(UnassignedCapacity u);
+
+// {capacityUnit, maxCapacity}. maxCapacity is an int32 in the API; the parser
+// rejects non-integers and values outside int32 as malformed, and leaves range
+// checks (>= 1) to validation.
+struct CapacityLimit {
+  std::string capacity_unit;
+  int64_t max_capacity = 0;
+
+  bool operator==(const CapacityLimit&) const = default;
+};
+
+// The simulator knobs (`simulation` object at top level). Defaults are the
+// defaults of ../shared/spec/quota-semantics.md.
+struct Knobs {
+  SimTime submit_latency = 0;       // submitLatencySeconds: SUBMITTED -> RUNNABLE
+  SimTime provision = 0;            // provisionSeconds: SCHEDULED -> STARTING
+  SimTime download = 0;             // downloadSeconds: STARTING -> RUNNING
+  SimTime scheduling_interval = 0;  // schedulingIntervalSeconds: 0 = pass after every batch
+  SimTime preemption_drain = 20 * kMillisPerSecond;  // preemptionDrainSeconds
+  ShareOrder share_order = ShareOrder::kUnderLimitFirst;
+  VictimOrder victim_order = VictimOrder::kPriorityThenNewest;
+  bool backfill = false;
+  UnassignedCapacity unassigned_capacity = UnassignedCapacity::kUnused;
+  std::optional<SimTime> horizon;  // horizonSeconds: no event after it is processed
+
+  bool operator==(const Knobs&) const = default;
+};
+
+// CreateSchedulingPolicy.
+struct SchedulingPolicy {
+  std::string name;
+  bool has_quota_share_policy = false;  // quotaSharePolicy present
+  bool has_fairshare_policy = false;    // fairsharePolicy present (rejected with quota)
+
+  bool operator==(const SchedulingPolicy&) const = default;
+};
+
+// CreateServiceEnvironment.
+struct ServiceEnvironment {
+  std::string name;
+  Toggle state = Toggle::kEnabled;
+  std::vector<CapacityLimit> capacity_limits;
+
+  bool operator==(const ServiceEnvironment&) const = default;
+};
+
+// One jobStateTimeLimitActions entry of CreateJobQueue.
+struct JobStateTimeLimitAction {
+  std::string reason;  // e.g. "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE"
+  std::string state;   // "RUNNABLE"
+  int64_t max_time_seconds = 0;  // 600..86400
+  std::string action;  // "TERMINATE" (or "CANCEL", treated alike)
+
+  bool operator==(const JobStateTimeLimitAction&) const = default;
+};
+
+// CreateJobQueue.
+struct JobQueue {
+  std::string name;
+  int64_t priority = 0;
+  std::vector<JobStateTimeLimitAction> time_limit_actions;
+
+  bool operator==(const JobQueue&) const = default;
+};
+
+// CreateQuotaShare request (also the entries of `quotaShares`).
+struct CreateQuotaShareRequest {
+  std::optional<std::string> quota_share_name;
+  std::optional<std::string> job_queue;
+  std::optional<std::vector<CapacityLimit>> capacity_limits;
+  bool has_resource_sharing = false;  // resourceSharingConfiguration present
+  std::optional<Strategy> strategy;   // resourceSharingConfiguration.strategy
+  std::optional<int64_t> borrow_limit;
+  std::optional<Toggle> in_share_preemption;  // preemptionConfiguration.inSharePreemption
+  std::optional<Toggle> state;
+
+  bool operator==(const CreateQuotaShareRequest&) const = default;
+};
+
+// UpdateQuotaShare request. Absent fields keep their current value.
+struct UpdateQuotaShareRequest {
+  std::optional<std::string> quota_share_arn;  // name or ARN ending /quota-share/<name>
+  std::optional<std::vector<CapacityLimit>> capacity_limits;
+  bool has_resource_sharing = false;
+  std::optional<Strategy> strategy;
+  std::optional<int64_t> borrow_limit;
+  std::optional<Toggle> in_share_preemption;
+  std::optional<Toggle> state;
+
+  bool operator==(const UpdateQuotaShareRequest&) const = default;
+};
+
+// UpdateServiceEnvironment request.
+struct UpdateServiceEnvironmentRequest {
+  std::optional<std::string> service_environment;  // name or ARN
+  std::optional<Toggle> state;
+  std::optional<std::vector<CapacityLimit>> capacity_limits;
+
+  bool operator==(const UpdateServiceEnvironmentRequest&) const = default;
+};
+
+// SubmitServiceJob request plus its per-job `simulation` block.
+struct SubmitServiceJobRequest {
+  std::optional<std::string> job_name;
+  std::optional<std::string> job_queue;
+  std::optional<std::string> service_job_type;
+  std::optional<std::string> quota_share_name;
+  std::optional<std::string> share_identifier;  // fair-share field: rejected on quota queues
+  std::optional<int64_t> scheduling_priority;   // default 0
+  std::optional<int64_t> retry_attempts;        // retryStrategy.attempts, default 1
+  std::optional<int64_t> attempt_duration_seconds;  // timeoutConfig.attemptDurationSeconds
+  std::optional<int64_t> preemption_retries;  // preemptionConfiguration.preemptionRetriesBeforeTermination
+  // From serviceRequestPayload (string or object). payload_error is non-empty
+  // when the payload cannot give a demand (not JSON, no ResourceConfig, ...):
+  // the request is then rejected with that message.
+  std::string payload_error;
+  // The payload as written (the string, or the compact dump of the object)
+  // when payload_error is non-empty, so that ScenarioToJson() reproduces the
+  // same payload_error; empty otherwise (the demand below is all that is kept).
+  std::string payload_raw;
+  std::string instance_type;   // ResourceConfig.InstanceType
+  int64_t instance_count = 0;  // ResourceConfig.InstanceCount
+  // simulation block
+  SimTime run_time = 0;  // simulation.runSeconds (required, >= 0)
+  JobOutcome outcome = JobOutcome::kSucceeded;
+
+  bool operator==(const SubmitServiceJobRequest&) const = default;
+};
+
+// UpdateServiceJob request.
+struct UpdateServiceJobRequest {
+  std::optional<std::string> job_id;  // the job's jobName
+  std::optional<int64_t> scheduling_priority;
+
+  bool operator==(const UpdateServiceJobRequest&) const = default;
+};
+
+// TerminateServiceJob request.
+struct TerminateServiceJobRequest {
+  std::optional<std::string> job_id;
+  std::optional<std::string> reason;
+
+  bool operator==(const TerminateServiceJobRequest&) const = default;
+};
+
+// GetJobQueueSnapshot request.
+struct GetJobQueueSnapshotRequest {
+  std::optional<std::string> job_queue;
+
+  bool operator==(const GetJobQueueSnapshotRequest&) const = default;
+};
+
+using Request = std::variant<SubmitServiceJobRequest, UpdateServiceJobRequest,
+                             TerminateServiceJobRequest, CreateQuotaShareRequest,
+                             UpdateQuotaShareRequest, UpdateServiceEnvironmentRequest,
+                             GetJobQueueSnapshotRequest>;
+
+// Action names as written in the scenario ("SubmitServiceJob", ...), indexed
+// like Request's alternatives.
+const char* ActionName(const Request& r);
+
+struct ScenarioEvent {
+  SimTime time = 0;
+  std::string path;  // JSON path of the event, e.g. "events[3]" or "quotaShares[1]"
+  Request request;
+
+  bool operator==(const ScenarioEvent&) const = default;
+};
+
+struct Scenario {
+  std::string source;  // file name, for messages
+  SchedulingPolicy scheduling_policy;
+  ServiceEnvironment service_environment;
+  JobQueue job_queue;
+  Knobs knobs;
+  // `quotaShares` entries come first, as CreateQuotaShare events at time 0
+  // with paths "quotaShares[i]"; then the `events` entries, stably sorted by
+  // time (equal times keep file order). Engines apply them in this order.
+  std::vector<ScenarioEvent> events;
+  // Number of SubmitServiceJob events; jobName is unique across them (checked
+  // by the parser, since later requests name jobs by it).
+  int64_t submit_count = 0;
+
+  bool operator==(const Scenario&) const = default;
+};
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_SCENARIO_H_

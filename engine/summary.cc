@@ -1,0 +1,241 @@
+#include "engine/summary.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "nlohmann/json.hpp"
+
+namespace qs {
+namespace {
+
+DurationStats Stats(std::vector<SimTime> v) {
+  DurationStats d;
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  d.count = static_cast<int64_t>(v.size());
+  for (SimTime x : v) d.sum += x;
+  auto rank = [&](int p) {
+    // nearest rank: ceil(p/100 * n), 1-based
+    size_t k = (static_cast<size_t>(p) * v.size() + 99) / 100;
+    return v[std::max<size_t>(k, 1) - 1];
+  };
+  d.p50 = rank(50);
+  d.p95 = rank(95);
+  d.p99 = rank(99);
+  d.max = v.back();
+  return d;
+}
+
+double Seconds(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
+
+nlohmann::ordered_json StatsJson(const DurationStats& d, bool full) {
+  nlohmann::ordered_json j;
+  j["count"] = d.count;
+  if (full) {
+    j["mean"] = d.count ? Seconds(d.sum) / static_cast<double>(d.count) : 0.0;
+    j["p50"] = Seconds(d.p50);
+    j["p95"] = Seconds(d.p95);
+  }
+  j["p99"] = Seconds(d.p99);
+  j["max"] = Seconds(d.max);
+  return j;
+}
+
+nlohmann::ordered_json ShareJson(const ShareSummary& s) {
+  nlohmann::ordered_json j;
+  j["jobsSubmitted"] = s.submitted;
+  j["jobsSucceeded"] = s.succeeded;
+  j["jobsFailed"] = s.failed;
+  j["jobsUnfinished"] = s.unfinished;
+  nlohmann::ordered_json is = nlohmann::ordered_json::object();
+  for (const auto& [unit, v] : s.instance_ms) {
+    is[unit] = {{"own", Seconds(v.first)}, {"borrowed", Seconds(v.second)}};
+  }
+  j["instanceSeconds"] = is;
+  j["waitSeconds"] = StatsJson(s.wait, true);
+  j["preemptions"] = {{"crossShare", s.preempted_cross}, {"inShare", s.preempted_in}};
+  j["workLostInstanceSeconds"] = Seconds(s.work_lost_instance_ms);
+  j["reclaimLatencySeconds"] = StatsJson(s.reclaim, false);
+  return j;
+}
+
+void Accumulate(ShareSummary& total, const ShareSummary& s) {
+  total.submitted += s.submitted;
+  total.succeeded += s.succeeded;
+  total.failed += s.failed;
+  total.unfinished += s.unfinished;
+  for (const auto& [unit, v] : s.instance_ms) {
+    total.instance_ms[unit].first += v.first;
+    total.instance_ms[unit].second += v.second;
+  }
+  total.preempted_cross += s.preempted_cross;
+  total.preempted_in += s.preempted_in;
+  total.work_lost_instance_ms += s.work_lost_instance_ms;
+}
+
+}  // namespace
+
+void SummaryBuilder::CloseAttempt(Track& t, SimTime now) {
+  if (!t.dispatched) return;
+  auto& acc = shares_[t.share].s.instance_ms[t.unit];
+  acc.first += t.own * (now - t.attempt_start);
+  acc.second += t.borrowed * (now - t.attempt_start);
+  t.dispatched = false;
+  t.running_since = -1;
+}
+
+void SummaryBuilder::OnJob(const JobRecord& r) {
+  Track& t = jobs_[std::string(r.job_name)];
+  ShareAcc& sh = shares_[std::string(r.share_name)];
+  switch (r.status) {
+    case JobStatus::kSubmitted:
+      t.share = std::string(r.share_name);
+      ++sh.s.submitted;
+      break;
+    case JobStatus::kRunnable:
+      if (r.has_preemption_summary && t.running_since >= 0) {
+        sh.s.work_lost_instance_ms += (t.own + t.borrowed) * (r.time - t.running_since);
+      }
+      CloseAttempt(t, r.time);
+      if (t.first_runnable < 0) t.first_runnable = r.time;
+      break;
+    case JobStatus::kScheduled:
+      if (r.preemption != PreemptionType::kNone) break;  // preemption start on a SCHEDULED job
+      if (!t.scheduled_once) {
+        t.scheduled_once = true;
+        sh.waits.push_back(r.time - t.first_runnable);
+      }
+      if (t.reclaim_start >= 0) {
+        sh.reclaims.push_back(r.time - t.reclaim_start);
+        t.reclaim_start = -1;
+      }
+      t.dispatched = true;
+      t.attempt_start = r.time;
+      t.unit = std::string(r.capacity_unit);
+      t.borrowed = 0;
+      for (const BorrowedPart& b : r.borrowed) t.borrowed += b.quantity;
+      t.own = r.quantity - t.borrowed;
+      break;
+    case JobStatus::kRunning:
+      if (r.preemption == PreemptionType::kNone) t.running_since = r.time;
+      break;
+    case JobStatus::kSucceeded:
+    case JobStatus::kFailed:
+      if (r.has_preemption_summary && t.running_since >= 0) {
+        sh.s.work_lost_instance_ms += (t.own + t.borrowed) * (r.time - t.running_since);
+      }
+      CloseAttempt(t, r.time);
+      t.terminal = true;
+      t.reclaim_start = -1;
+      if (r.status == JobStatus::kSucceeded) {
+        ++sh.s.succeeded;
+      } else {
+        ++sh.s.failed;
+      }
+      break;
+    default:
+      break;
+  }
+  if (r.preemption == PreemptionType::kCrossShare) {
+    ++sh.s.preempted_cross;
+    auto it = jobs_.find(std::string(r.preempted_for));
+    if (it != jobs_.end() && it->second.reclaim_start < 0) it->second.reclaim_start = r.time;
+  } else if (r.preemption == PreemptionType::kInShare) {
+    ++sh.s.preempted_in;
+  }
+}
+
+void SummaryBuilder::OnRejected(const RejectedRecord&) { ++rejected_; }
+
+void SummaryBuilder::OnCapacity(const CapacityRecord& r) {
+  auto [it, inserted] = capacity_.try_emplace(std::string(r.capacity_unit), 0, r.time);
+  capacity_ms_[it->first] += it->second.first * (r.time - it->second.second);
+  it->second = {r.max_capacity, r.time};
+}
+
+void SummaryBuilder::OnEnd(SimTime end_time) {
+  end_time_ = end_time;
+  ended_ = true;
+  for (auto& [name, t] : jobs_) {
+    if (!t.terminal) ++shares_[t.share].s.unfinished;
+    CloseAttempt(t, end_time);
+  }
+  for (auto& [unit, c] : capacity_) {
+    capacity_ms_[unit] += c.first * (end_time - c.second);
+    c.second = end_time;
+  }
+}
+
+Summary SummaryBuilder::Build(int64_t invariant_violations) const {
+  Summary out;
+  out.end_time = end_time_;
+  out.invariant_violations = invariant_violations;
+  out.rejected_requests = rejected_;
+  std::vector<SimTime> all_waits, all_reclaims;
+  for (const auto& [name, acc] : shares_) {
+    ShareSummary s = acc.s;
+    s.wait = Stats(acc.waits);
+    s.reclaim = Stats(acc.reclaims);
+    all_waits.insert(all_waits.end(), acc.waits.begin(), acc.waits.end());
+    all_reclaims.insert(all_reclaims.end(), acc.reclaims.begin(), acc.reclaims.end());
+    Accumulate(out.total, s);
+    out.shares[name] = std::move(s);
+  }
+  out.total.wait = Stats(std::move(all_waits));
+  out.total.reclaim = Stats(std::move(all_reclaims));
+  for (const auto& [unit, cap_ms] : capacity_ms_) {
+    auto it = out.total.instance_ms.find(unit);
+    const int64_t used = it == out.total.instance_ms.end() ? 0 : it->second.first + it->second.second;
+    out.utilisation[unit] = cap_ms > 0 ? static_cast<double>(used) / static_cast<double>(cap_ms) : 0.0;
+  }
+  return out;
+}
+
+std::string SummaryToJson(const Summary& s) {
+  nlohmann::ordered_json j;
+  j["endTime"] = Seconds(s.end_time);
+  j["invariantViolations"] = s.invariant_violations;
+  j["rejectedRequests"] = s.rejected_requests;
+  nlohmann::ordered_json total = ShareJson(s.total);
+  nlohmann::ordered_json util = nlohmann::ordered_json::object();
+  for (const auto& [unit, u] : s.utilisation) util[unit] = u;
+  total["utilisation"] = util;
+  j["total"] = total;
+  nlohmann::ordered_json shares = nlohmann::ordered_json::object();
+  for (const auto& [name, sh] : s.shares) shares[name] = ShareJson(sh);
+  j["quotaShares"] = shares;
+  return j.dump(2) + "\n";
+}
+
+std::string SummaryToTable(const Summary& s) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof(line), "%-20s %6s %6s %6s %6s %10s %10s %8s %8s %12s\n", "quota share",
+                "subm", "succ", "fail", "unfin", "wait p50s", "wait p99s", "preempt", "in-share",
+                "borrowed is");
+  out += line;
+  auto row = [&](const std::string& name, const ShareSummary& sh) {
+    int64_t borrowed = 0;
+    for (const auto& [u, v] : sh.instance_ms) borrowed += v.second;
+    std::snprintf(line, sizeof(line), "%-20s %6lld %6lld %6lld %6lld %10.1f %10.1f %8lld %8lld %12.1f\n",
+                  name.c_str(), static_cast<long long>(sh.submitted),
+                  static_cast<long long>(sh.succeeded), static_cast<long long>(sh.failed),
+                  static_cast<long long>(sh.unfinished), Seconds(sh.wait.p50), Seconds(sh.wait.p99),
+                  static_cast<long long>(sh.preempted_cross), static_cast<long long>(sh.preempted_in),
+                  Seconds(borrowed));
+    out += line;
+  };
+  for (const auto& [name, sh] : s.shares) row(name, sh);
+  row("TOTAL", s.total);
+  for (const auto& [unit, u] : s.utilisation) {
+    std::snprintf(line, sizeof(line), "utilisation %s: %.1f%%\n", unit.c_str(), 100.0 * u);
+    out += line;
+  }
+  std::snprintf(line, sizeof(line), "simulated time: %.3f s, rejected requests: %lld, invariant violations: %lld\n",
+                Seconds(s.end_time), static_cast<long long>(s.rejected_requests),
+                static_cast<long long>(s.invariant_violations));
+  out += line;
+  return out;
+}
+
+}  // namespace qs

@@ -1,0 +1,112 @@
+// File: engine/summary.h
+//
+// The run summary of `quotasim run --summary FILE` (scenario-format.md,
+// "Summary"), computed from the event log records alone. Because it only
+// reads records, the fast and the reference engine share it, and the summary
+// of a run can be recomputed from its JSON Lines log.
+//
+// Definitions (per share, and in total):
+//  * jobs submitted / succeeded / failed / unfinished (not terminal at the end).
+//  * instanceSeconds[unit].own / .borrowed: instances held (from the SCHEDULED
+//    line's capacityUsage minus its borrowed parts, and the borrowed parts)
+//    times the time held, until the line that ends the attempt (RUNNABLE,
+//    SUCCEEDED, FAILED) or the end of the run.
+//  * waitSeconds: first RUNNABLE -> first SCHEDULED of each job that was
+//    scheduled (count, mean, p50, p95, p99, max; nearest-rank percentiles).
+//  * preemptions: preemption starts of the share's jobs, cross-share and
+//    in-share.
+//  * workLostInstanceSeconds: for each preempted attempt that reached
+//    RUNNING, instances x (drain end - RUNNING time).
+//  * reclaimLatencySeconds: for jobs of the share that triggered a
+//    cross-share preemption, from its first preemption start to the job's
+//    SCHEDULED (count, max, p99).
+//  * total.utilisation[unit]: instance-seconds used / integral of the
+//    environment's capacity over [0, endTime].
+//  * invariantViolations: reported by the engine (must be 0).
+//
+// Thread-safety: thread-compatible.
+#ifndef QS_ENGINE_SUMMARY_H_
+#define QS_ENGINE_SUMMARY_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "engine/event_log.h"
+
+namespace qs {
+
+struct DurationStats {
+  int64_t count = 0;
+  SimTime sum = 0;
+  SimTime p50 = 0, p95 = 0, p99 = 0, max = 0;
+};
+
+struct ShareSummary {
+  int64_t submitted = 0, succeeded = 0, failed = 0, unfinished = 0;
+  // unit -> (own, borrowed) in instance-milliseconds.
+  std::map<std::string, std::pair<int64_t, int64_t>> instance_ms;
+  DurationStats wait;
+  int64_t preempted_cross = 0, preempted_in = 0;
+  int64_t work_lost_instance_ms = 0;
+  DurationStats reclaim;
+};
+
+struct Summary {
+  SimTime end_time = 0;
+  int64_t invariant_violations = 0;
+  int64_t rejected_requests = 0;
+  ShareSummary total;
+  std::map<std::string, double> utilisation;  // unit -> fraction
+  std::map<std::string, ShareSummary> shares;  // by name
+};
+
+class SummaryBuilder : public LogSink {
+ public:
+  void OnJob(const JobRecord& r) override;
+  void OnRejected(const RejectedRecord& r) override;
+  void OnSnapshot(const SnapshotRecord&) override {}
+  void OnCapacity(const CapacityRecord& r) override;
+  void OnEnd(SimTime end_time) override;
+
+  // Valid after OnEnd().
+  Summary Build(int64_t invariant_violations) const;
+
+ private:
+  struct Track {
+    std::string share;
+    SimTime first_runnable = -1;
+    bool scheduled_once = false;
+    bool dispatched = false;
+    SimTime attempt_start = 0;
+    SimTime running_since = -1;
+    std::string unit;
+    int64_t own = 0, borrowed = 0;
+    SimTime reclaim_start = -1;
+    bool terminal = false;
+  };
+  struct ShareAcc {
+    ShareSummary s;
+    std::vector<SimTime> waits, reclaims;
+  };
+  void CloseAttempt(Track& t, SimTime now);
+
+  absl::flat_hash_map<std::string, Track> jobs_;
+  std::map<std::string, ShareAcc> shares_;
+  std::map<std::string, std::pair<int64_t, SimTime>> capacity_;  // unit -> (current, since)
+  std::map<std::string, int64_t> capacity_ms_;                    // unit -> integral so far
+  int64_t rejected_ = 0;
+  SimTime end_time_ = 0;
+  bool ended_ = false;
+};
+
+// JSON text of the summary (stable key order, newline-terminated).
+std::string SummaryToJson(const Summary& s);
+// A readable per-share table for terminals.
+std::string SummaryToTable(const Summary& s);
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_SUMMARY_H_

@@ -1,0 +1,65 @@
+// File: engine/testing/capture.h
+//
+// Test helpers: run an engine on a Scenario and capture its JSON Lines log as
+// a string, and report the first line where two logs differ.
+#ifndef QS_ENGINE_TESTING_CAPTURE_H_
+#define QS_ENGINE_TESTING_CAPTURE_H_
+
+#include <sstream>
+#include <string>
+
+#include "engine/event_log.h"
+#include "engine/run.h"
+#include "engine/scenario.h"
+
+namespace qs::testing {
+
+struct Captured {
+  std::string log;
+  RunStats stats;
+};
+
+inline Captured CaptureFast(const Scenario& sc, bool full_check = true) {
+  std::ostringstream out;
+  Captured c;
+  {
+    JsonlWriter w(&out);
+    RunOptions o;
+    o.check_invariants = true;
+    o.full_invariant_check = full_check;
+    c.stats = RunFastEngine(sc, w, o);
+  }
+  c.log = out.str();
+  return c;
+}
+
+inline Captured CaptureReference(const Scenario& sc) {
+  std::ostringstream out;
+  Captured c;
+  {
+    JsonlWriter w(&out);
+    c.stats = RunReferenceEngine(sc, w);
+  }
+  c.log = out.str();
+  return c;
+}
+
+// "" when equal, else a short description of the first differing line.
+inline std::string FirstDifference(const std::string& a, const std::string& b) {
+  if (a == b) return "";
+  std::istringstream sa(a), sb(b);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    const bool ha = static_cast<bool>(std::getline(sa, la));
+    const bool hb = static_cast<bool>(std::getline(sb, lb));
+    if (!ha && !hb) return "logs differ only in trailing bytes";
+    if (!ha || !hb || la != lb) {
+      return "line " + std::to_string(line) + ":\n  fast:      " + (ha ? la : "<end>") +
+             "\n  reference: " + (hb ? lb : "<end>");
+    }
+  }
+}
+
+}  // namespace qs::testing
+
+#endif  // QS_ENGINE_TESTING_CAPTURE_H_

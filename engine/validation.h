@@ -1,0 +1,91 @@
+// File: engine/validation.h
+//
+// The ClientException rules of ../shared/spec/quota-semantics.md section 1:
+// which requests AWS Batch would reject, and with which message. Shared by the
+// fast and the reference engine so that both reject the same requests with
+// the same words; the engines own the state the checks need and pass the
+// facts in.
+//
+// Every function returns OkStatus() or InvalidArgumentError(message); the
+// engines log "ClientException: " + message as a `rejected` line.
+//
+// Thread-safety: pure functions.
+#ifndef QS_ENGINE_VALIDATION_H_
+#define QS_ENGINE_VALIDATION_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "engine/scenario.h"
+
+namespace qs {
+
+inline constexpr int kMaxQuotaShares = 20;
+inline constexpr int kMaxShareCapacityLimits = 5;
+inline constexpr int64_t kMaxSchedulingPriority = 9999;
+inline constexpr int kMaxRetryAttempts = 10;
+
+// "ClientException: " + status.message().
+std::string ClientExceptionMessage(const absl::Status& status);
+
+// The share name in an UpdateQuotaShare `quotaShareArn`: a bare name, or the
+// part after the last "/quota-share/" of an ARN.
+std::string_view ShareNameFromArn(std::string_view arn);
+
+// True when `name` (a jobQueue field of a request) names the scenario's queue:
+// equal to its name or an ARN ending in "/<name>".
+bool NamesQueue(std::string_view name, std::string_view queue_name);
+
+// 1-128 of [A-Za-z0-9_-].
+bool IsValidShareName(std::string_view name);
+// 1-128 of [A-Za-z0-9_-], starting with a letter or digit.
+bool IsValidJobName(std::string_view name);
+
+// Capacity limits of a share: 1..5 entries, maxCapacity >= 1, no duplicate unit.
+absl::Status ValidateShareCapacityLimits(const std::vector<CapacityLimit>& limits);
+// strategy present; borrowLimit >= -1 and only with LEND_AND_BORROW.
+absl::Status ValidateResourceSharing(const std::optional<Strategy>& strategy,
+                                     const std::optional<int64_t>& borrow_limit);
+
+// CreateQuotaShare. `share_count` counts existing shares of the queue;
+// `name_exists` whether one already has this name.
+absl::Status ValidateCreateQuotaShare(const CreateQuotaShareRequest& r, std::string_view queue_name,
+                                      int share_count, bool name_exists);
+
+// UpdateQuotaShare (the share's existence is checked by the caller, with
+// ShareNameFromArn, and reported through `share_exists`).
+absl::Status ValidateUpdateQuotaShare(const UpdateQuotaShareRequest& r, bool share_exists);
+
+// UpdateServiceEnvironment: names the scenario's environment; limits >= 1,
+// no duplicate unit.
+absl::Status ValidateUpdateServiceEnvironment(const UpdateServiceEnvironmentRequest& r,
+                                              std::string_view environment_name);
+
+// What an engine knows about the share a job names.
+struct ShareFacts {
+  bool exists = false;
+  bool enabled = false;
+};
+
+// SubmitServiceJob, except jobName uniqueness (the parser guarantees it).
+absl::Status ValidateSubmit(const SubmitServiceJobRequest& r, std::string_view queue_name,
+                            const ShareFacts& share);
+
+// What an engine knows about the job a request names.
+struct JobFacts {
+  bool exists = false;
+  bool terminal = false;
+  const char* status = "";  // JobStatusName of its status when it exists
+};
+
+absl::Status ValidateUpdateServiceJob(const UpdateServiceJobRequest& r, const JobFacts& job);
+absl::Status ValidateTerminateServiceJob(const TerminateServiceJobRequest& r, const JobFacts& job);
+absl::Status ValidateGetJobQueueSnapshot(const GetJobQueueSnapshotRequest& r,
+                                         std::string_view queue_name);
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_VALIDATION_H_
