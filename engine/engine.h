@@ -257,6 +257,7 @@ class Engine {
   SimTime next_tick_ = -1;
   int64_t runnable_count_ = 0;
   uint64_t round_counter_ = 0;
+  bool round_dropped_ = false;  // a reservation was dropped in this round
   std::vector<int32_t> order_;
   std::vector<char> blocked_;
   std::vector<BorrowedPart> borrowed_scratch_;

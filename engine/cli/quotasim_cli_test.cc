@@ -1,0 +1,162 @@
+// End-to-end tests of the `quotasim` binary: exit codes, messages that name
+// the file and JSON path, output files, engine and thread options.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+Result Run(const std::string& args) {
+  std::string cmd = std::string(QS_QUOTASIM_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  Result r{-1, ""};
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("quotasim_cli_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path Write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  fs::path dir_;
+};
+
+const std::string kNotebook = QS_SOURCE_DIR "/scenarios/notebook-example.json";
+
+TEST_F(CliTest, RunWritesLogAndSummaryAndPrintsTable) {
+  fs::path ev = dir_ / "e.jsonl", sum = dir_ / "s.json";
+  Result r = Run("run " + kNotebook + " --events " + ev.string() + " --summary " + sum.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("QS1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("event log: " + ev.string()), std::string::npos) << r.output;
+  std::string log = ReadFile(ev);
+  EXPECT_NE(log.find("\"jobName\": \"qs2_job_1\""), std::string::npos);
+  std::string summary = ReadFile(sum);
+  EXPECT_NE(summary.find("\"invariantViolations\": 0"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"quotaShares\""), std::string::npos);
+}
+
+TEST_F(CliTest, ThreadCountsAndEnginesGiveIdenticalBytes) {
+  std::string logs[4];
+  const char* variants[4] = {"--threads 1", "--threads 2", "--engine reference --threads 1",
+                             "--engine reference --threads 2"};
+  for (int i = 0; i < 4; ++i) {
+    fs::path ev = dir_ / ("e" + std::to_string(i) + ".jsonl");
+    fs::path sum = dir_ / ("s" + std::to_string(i) + ".json");
+    Result r = Run("run " + kNotebook + " -q " + variants[i] + " --events " + ev.string() +
+                   " --summary " + sum.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    logs[i] = ReadFile(ev) + "\n--\n" + ReadFile(sum);
+  }
+  for (int i = 1; i < 4; ++i) EXPECT_EQ(logs[0], logs[i]) << variants[i];
+}
+
+TEST_F(CliTest, MalformedDocumentsExitTwoWithFileAndJsonPath) {
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string want;  // substring of the message
+  };
+  std::string nb = ReadFile(kNotebook);
+  const Case cases[] = {
+      {"truncated", nb.substr(0, nb.size() / 2), "line "},
+      {"unknown_top_key", "{\"schedulingPolicy\": {}, \"bogus\": 1}", "bogus"},
+      {"wrong_type",
+       [&] {
+         std::string s = nb;
+         s.replace(s.find("\"maxCapacity\": 3"), 16, "\"maxCapacity\": \"3\"");
+         return s;
+       }(),
+       "serviceEnvironment.capacityLimits[0].maxCapacity"},
+      {"negative_time",
+       [&] {
+         std::string s = nb;
+         s.replace(s.find("\"time\": 60"), 10, "\"time\": -60");
+         return s;
+       }(),
+       "events[3].time"},
+      {"huge_number",
+       [&] {
+         std::string s = nb;
+         s.replace(s.find("\"runSeconds\": 300"), 17, "\"runSeconds\": 1e300");
+         return s;
+       }(),
+       "events[0].simulation.runSeconds"},
+      {"not_an_object", "[1, 2, 3]", ""},
+      {"empty", "", ""},
+  };
+  for (const Case& c : cases) {
+    fs::path p = Write(std::string(c.name) + ".json", c.text);
+    Result r = Run("run " + p.string() + " -q");
+    EXPECT_EQ(r.exit_code, 2) << c.name << ": " << r.output;
+    EXPECT_NE(r.output.find(p.string() + ": "), std::string::npos) << c.name << ": " << r.output;
+    EXPECT_NE(r.output.find(c.want), std::string::npos) << c.name << ": " << r.output;
+    // one line
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << c.name << ": " << r.output;
+  }
+}
+
+TEST_F(CliTest, RejectedRequestsAreLoggedAndTheRunGoesOn) {
+  std::string nb = ReadFile(kNotebook);
+  // A 21st share is impossible here, so reuse a name: the duplicate is rejected.
+  std::string s = nb;
+  const std::string marker = "\"quotaShareName\": \"QS2\"";
+  s.replace(s.find(marker), marker.size(), "\"quotaShareName\": \"QS1\"");
+  fs::path p = Write("dup.json", s);
+  fs::path ev = dir_ / "e.jsonl";
+  Result r = Run("run " + p.string() + " -q --events " + ev.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("quotaShares[1]: CreateQuotaShare rejected"), std::string::npos) << r.output;
+  std::string log = ReadFile(ev);
+  EXPECT_NE(log.find("\"rejected\": true, \"action\": \"CreateQuotaShare\""), std::string::npos) << log;
+  EXPECT_NE(log.find("\"path\": \"events[3]\""), std::string::npos) << log;  // qs2_job_1: no QS2
+}
+
+TEST_F(CliTest, UsageErrorsExitOne) {
+  EXPECT_EQ(Run("").exit_code, 1);
+  EXPECT_EQ(Run("frobnicate").exit_code, 1);
+  EXPECT_EQ(Run("run").exit_code, 1);
+  EXPECT_EQ(Run("run " + kNotebook + " --engine turbo").exit_code, 1);
+  EXPECT_EQ(Run("run /nonexistent/file.json").exit_code, 1);
+  EXPECT_EQ(Run("run --help").exit_code, 0);
+  EXPECT_EQ(Run("--help").exit_code, 0);
+  EXPECT_EQ(Run("validate " + kNotebook).exit_code, 0);
+}
+
+}  // namespace

@@ -1,0 +1,102 @@
+// The run summary of the documented AWS example, every figure derived by hand
+// from the timeline in ../shared/scenarios/README.md.
+#include "engine/summary.h"
+
+#include "engine/run.h"
+#include "engine/scenario_json.h"
+#include "gtest/gtest.h"
+
+namespace qs {
+namespace {
+
+Summary NotebookSummary() {
+  absl::StatusOr<Scenario> sc = LoadScenarioFile(QS_SHARED_DIR "/scenarios/notebook-example.json");
+  EXPECT_TRUE(sc.ok()) << sc.status().message();
+  SummaryBuilder b;
+  RunStats stats = RunFastEngine(*sc, b, RunOptions{});
+  return b.Build(stats.invariant_violations);
+}
+
+TEST(SummaryTest, NotebookExampleFigures) {
+  Summary s = NotebookSummary();
+  EXPECT_EQ(s.end_time, 740000);
+  EXPECT_EQ(s.invariant_violations, 0);
+  const ShareSummary& qs1 = s.shares.at("QS1");
+  const ShareSummary& qs2 = s.shares.at("QS2");
+  EXPECT_EQ(s.shares.count("QS3"), 0u);  // no jobs, no records
+  EXPECT_EQ(qs1.submitted, 3);
+  EXPECT_EQ(qs1.succeeded, 3);
+  EXPECT_EQ(qs1.failed, 0);
+  EXPECT_EQ(qs2.submitted, 1);
+  // Own: high 0-140 (drained at 140), low 140-440, med 440-740 = 740 s.
+  // Borrowed from QS2: med 0-80, high 380-680 = 380 s.
+  EXPECT_EQ(qs1.instance_ms.at("ml.g5.xlarge").first, 740000);
+  EXPECT_EQ(qs1.instance_ms.at("ml.g5.xlarge").second, 380000);
+  EXPECT_EQ(qs2.instance_ms.at("ml.g5.xlarge").first, 300000);
+  // Waits RUNNABLE -> first SCHEDULED: high 0, med 0, low 140; qs2_job_1 20.
+  EXPECT_EQ(qs1.wait.count, 3);
+  EXPECT_EQ(qs1.wait.p50, 0);
+  EXPECT_EQ(qs1.wait.max, 140000);
+  EXPECT_EQ(qs1.wait.sum, 140000);
+  EXPECT_EQ(qs2.wait.max, 20000);
+  // med preempted cross-share, high in-share.
+  EXPECT_EQ(qs1.preempted_cross, 1);
+  EXPECT_EQ(qs1.preempted_in, 1);
+  // Work lost: med ran 0-80, high ran 0-140.
+  EXPECT_EQ(qs1.work_lost_instance_ms, 220000);
+  // QS2 reclaimed at 60, its job started at 80.
+  EXPECT_EQ(qs2.reclaim.count, 1);
+  EXPECT_EQ(qs2.reclaim.max, 20000);
+  EXPECT_EQ(qs1.reclaim.count, 0);
+  // Utilisation: (740 + 380 + 300) / (3 x 740).
+  EXPECT_DOUBLE_EQ(s.utilisation.at("ml.g5.xlarge"), 1420.0 / 2220.0);
+  EXPECT_EQ(s.total.submitted, 4);
+}
+
+TEST(SummaryTest, PercentilesAreNearestRank) {
+  // Ten jobs in one share with waits 0..9 s: p50 = 5th value, p95 = p99 = 10th.
+  SummaryBuilder b;
+  for (int i = 0; i < 10; ++i) {
+    std::string name = "j" + std::to_string(i);
+    JobRecord r;
+    r.job_name = name;
+    r.share_name = "S";
+    r.status = JobStatus::kSubmitted;
+    b.OnJob(r);
+    r.status = JobStatus::kRunnable;
+    b.OnJob(r);
+    r.time = i * 1000;
+    r.status = JobStatus::kScheduled;
+    r.has_usage = true;
+    r.capacity_unit = "u";
+    r.quantity = 1;
+    b.OnJob(r);
+    r.has_usage = false;
+    r.status = JobStatus::kSucceeded;
+    r.time = 20000;
+    b.OnJob(r);
+  }
+  b.OnEnd(20000);
+  Summary s = b.Build(0);
+  const DurationStats& w = s.shares.at("S").wait;
+  EXPECT_EQ(w.count, 10);
+  EXPECT_EQ(w.p50, 4000);
+  EXPECT_EQ(w.p95, 9000);
+  EXPECT_EQ(w.p99, 9000);
+  EXPECT_EQ(w.max, 9000);
+  EXPECT_EQ(s.shares.at("S").succeeded, 10);
+}
+
+TEST(SummaryTest, JsonHasTheContractFields) {
+  std::string j = SummaryToJson(NotebookSummary());
+  for (const char* key : {"\"endTime\"", "\"invariantViolations\"", "\"jobsSubmitted\"", "\"jobsSucceeded\"",
+                          "\"jobsFailed\"", "\"instanceSeconds\"", "\"own\"", "\"borrowed\"", "\"utilisation\"",
+                          "\"waitSeconds\"", "\"p50\"", "\"p95\"", "\"p99\"", "\"mean\"", "\"max\"",
+                          "\"preemptions\"", "\"crossShare\"", "\"inShare\"", "\"workLostInstanceSeconds\"",
+                          "\"reclaimLatencySeconds\""}) {
+    EXPECT_NE(j.find(key), std::string::npos) << key;
+  }
+}
+
+}  // namespace
+}  // namespace qs
