@@ -13,6 +13,7 @@
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "engine/internal/mutants.h"
 #include "engine/util/strings.h"
 #include "engine/validation.h"
 
@@ -378,7 +379,7 @@ void Engine::EndDrain(int32_t id) {
   j.recent.insert(j.recent.begin(), PreemptedAttempt{j.dispatched_at, now_, runnable_reason});
   if (j.recent.size() > kRecentPreemptions) j.recent.pop_back();
   const std::optional<int64_t>& retries = j.req->preemption_retries;
-  if (retries && j.preempted_count > *retries) {
+  if (retries && j.preempted_count > *retries - (QsMutant(6) ? 1 : 0)) {
     Finish(id, JobStatus::kFailed, reasons::kPreemptionRetriesExhausted, true);
   } else {
     MakeRunnable(id, runnable_reason, true);
@@ -409,6 +410,7 @@ void Engine::Terminate(int32_t id, std::string_view reason) {
     j.draining = false;
   } else if (j.status == JobStatus::kRunnable) {
     RemoveFromQueue(id);
+    if (QsMutant(8)) return;
   }
   Finish(id, JobStatus::kFailed, reason, false);
 }
@@ -512,7 +514,7 @@ int64_t Engine::Idle(int32_t t, int32_t u, int64_t extra) const {
     return std::max<int64_t>(0, se_[u] - assigned - unassigned_lent_[u] + extra);
   }
   const Share& sh = shares_[t];
-  if (sh.strategy == Strategy::kReserve) return 0;
+  if (sh.strategy == Strategy::kReserve && !QsMutant(2)) return 0;
   if (sh.res_job != kNone && jobs_[sh.res_job].unit == u) return 0;
   return std::max<int64_t>(0, Headroom(t, u) + extra);
 }
@@ -719,6 +721,10 @@ bool Engine::Phase1(int32_t s) {
     const int32_t id = Head(s);
     if (id == kNone) return progress;
     if (!LookAt(s, id)) {
+      if (QsMutant(7)) {
+        progress |= Backfill(s);
+        return progress;
+      }
       blocked_[s] = 1;
       if (knobs_.backfill) progress |= Backfill(s);
       return progress;
@@ -799,7 +805,7 @@ bool Engine::TryBorrow(int32_t s, int32_t id) {
   const int64_t b = j.n - a;
   if (FreeFor(id) < j.n) return false;
   const int64_t cap = BorrowCap(sh, u);
-  if (cap != kUnlimited && sh.borrowed[u] + b > cap) return false;
+  if (cap != kUnlimited && sh.borrowed[u] + b > cap + (QsMutant(1) ? 1 : 0)) return false;
   struct Lender {
     int64_t idle;
     int32_t who;
@@ -858,7 +864,7 @@ std::vector<int32_t> Engine::ChooseVictims(const std::vector<int32_t>& candidate
     }
   }
   if (!ok) return {};
-  for (int64_t i = static_cast<int64_t>(marked.size()) - 2; i >= 0; --i) {
+  for (int64_t i = static_cast<int64_t>(marked.size()) - 2; i >= 0 && !QsMutant(4); --i) {
     AddGain(g, marked[static_cast<size_t>(i)], -1);
     if (fits(g)) {
       marked.erase(marked.begin() + i);
@@ -976,6 +982,10 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
   for (int32_t vid : victims) {
     Job& v = jobs_[vid];
     RemoveCandidate(vid);
+    if (QsMutant(5)) {
+      v.draining = true;  // Release() must not look for it in the candidate sets
+      Release(vid);
+    }
     v.draining = true;
     v.drain_type = type;
     v.beneficiary = id;

@@ -39,6 +39,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "engine/event_log.h"
+#include "engine/internal/mutants.h"
 #include "engine/run.h"
 #include "engine/scenario.h"
 #include "engine/validation.h"
@@ -190,7 +191,7 @@ class Engine {
   }
   int64_t FreeFor(int32_t id) const {
     const Job& j = jobs_[id];
-    return se_[j.unit] - total_use_[j.unit] - total_hold_[j.unit] + j.hold;
+    return se_[j.unit] - total_use_[j.unit] - (QsMutant(3) ? 0 : total_hold_[j.unit] - j.hold);
   }
   int64_t Idle(int32_t t, int32_t u, int64_t extra) const;
   void Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts);

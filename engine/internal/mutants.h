@@ -1,0 +1,30 @@
+// File: engine/internal/mutants.h
+//
+// Deliberate bugs for proving that the fuzzers bite (fuzz/README.md,
+// scripts/fuzz-mutants). A build with -DQS_MUTANT=k compiles bug k into the
+// fast engine; the default 0 compiles none, and every QsMutant(k) folds to a
+// constant false. Never set QS_MUTANT outside the mutant builds.
+//
+//   1 borrow cap off by one        (phase 2 lets Borrowed + b reach B + 1)
+//   2 RESERVE lends                (a RESERVE share's headroom is idle)
+//   3 reclaim ignores held capacity (Free does not subtract holds)
+//   4 fill-back skipped            (every marked victim is preempted)
+//   5 drain frees capacity early   (a victim's instances free at preemption start)
+//   6 preemption retries off by one (FAILED at count == retries)
+//   7 head-of-line ignored         (a never-fitting head does not block its share)
+//   8 lost job on terminate        (terminating a RUNNABLE job leaves it nowhere)
+#ifndef QS_ENGINE_INTERNAL_MUTANTS_H_
+#define QS_ENGINE_INTERNAL_MUTANTS_H_
+
+#ifndef QS_MUTANT
+#define QS_MUTANT 0
+#endif
+
+namespace qs::engine_internal {
+
+inline constexpr int kMutantCount = 8;
+constexpr bool QsMutant(int id) { return QS_MUTANT == id; }
+
+}  // namespace qs::engine_internal
+
+#endif  // QS_ENGINE_INTERNAL_MUTANTS_H_
