@@ -1,211 +1,49 @@
-// quotasim: command-line front end.
+// quotasim: command-line front end. Each subcommand lives in its own file
+// (engine/cli/*_command.cc) and is listed in kCommands below.
 //
-//   quotasim run SCENARIO.json [--events FILE.jsonl] [--summary FILE.json]
-//                [--threads N] [--engine fast|reference] [--no-check] [--full-check]
-//   quotasim validate SCENARIO.json
-//
-// Exit codes: 0 the run completed; 2 the scenario document is invalid (the
-// message names the file and JSON path); 1 any other error (unreadable or
-// unwritable file, bad command line).
-#include <cstdio>
-#include <fstream>
+// Exit codes of every subcommand: 0 success; 2 an input document is invalid
+// (the message names the file and the JSON path or line); 1 any other error.
+#include <cstring>
 #include <iostream>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "boost/program_options.hpp"
-#include "engine/event_log.h"
-#include "engine/run.h"
-#include "engine/scenario_json.h"
-#include "engine/summary.h"
-#include "oneapi/tbb/global_control.h"
-#include "oneapi/tbb/info.h"
+#include "engine/cli/commands.h"
 
-namespace po = boost::program_options;
-
-namespace qs {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitError = 1;
-constexpr int kExitInvalidDocument = 2;
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const std::vector<std::string>&);
+};
 
-// Reports rejected requests on stderr (the first few), naming the file and
-// the JSON path, while the run goes on.
-class RejectionReporter : public LogSink {
- public:
-  explicit RejectionReporter(std::string source) : source_(std::move(source)) {}
-  ~RejectionReporter() override {
-    if (count_ > kShown) {
-      std::fprintf(stderr, "quotasim: %s: %lld more rejected requests (see the event log)\n",
-                   source_.c_str(), static_cast<long long>(count_ - kShown));
-    }
-  }
-  void OnJob(const JobRecord&) override {}
-  void OnSnapshot(const SnapshotRecord&) override {}
-  void OnRejected(const RejectedRecord& r) override {
-    if (++count_ <= kShown) {
-      std::fprintf(stderr, "quotasim: %s: %.*s: %.*s rejected at t=%s: %.*s\n", source_.c_str(),
-                   static_cast<int>(r.path.size()), r.path.data(), static_cast<int>(r.action.size()),
-                   r.action.data(), FormatSeconds(r.time).c_str(), static_cast<int>(r.message.size()),
-                   r.message.data());
-    }
-  }
-
- private:
-  static constexpr int64_t kShown = 20;
-  std::string source_;
-  int64_t count_ = 0;
+constexpr Command kCommands[] = {
+    {"run", "simulate a scenario (.json) and write its event log and summary", qs::RunCommand},
+    {"validate", "check a scenario document only", qs::ValidateCommand},
 };
 
 void PrintUsage(std::ostream& os) {
-  os << "quotasim: simulate AWS Batch quota-share scheduling\n\n"
-        "Usage:\n"
-        "  quotasim run SCENARIO.json [options]   simulate a scenario\n"
-        "  quotasim validate SCENARIO.json        check a scenario document only\n"
-        "  quotasim SUBCOMMAND --help             options of a subcommand\n\n"
-        "Scenario format and event log: ../shared/spec/scenario-format.md, docs/semantics.md\n";
-}
-
-int RunCommand(const std::vector<std::string>& args) {
-  po::options_description opts("quotasim run SCENARIO.json [options]");
-  std::string scenario_path, events_path, summary_path, engine_name = "fast";
-  int threads = 0;
-  opts.add_options()("help,h", "show this help")(
-      "events", po::value<std::string>(&events_path),
-      "write the event log (JSON Lines) to this file")(
-      "summary", po::value<std::string>(&summary_path), "write the run summary (JSON) to this file")(
-      "threads", po::value<int>(&threads)->default_value(0),
-      "worker threads (0 = all cores); output bytes never depend on it")(
-      "engine", po::value<std::string>(&engine_name)->default_value("fast"),
-      "fast | reference (the simple, slow engine the fast one is checked against)")(
-      "no-check", "skip the invariant checks after every event (fast engine)")(
-      "full-check", "also recount all accounting after every event (slow; fast engine)")(
-      "quiet,q", "do not print the per-share table");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "quotasim run: " << e.what() << "\n" << opts;
-    return kExitError;
-  }
-  if (vm.count("help")) {
-    std::cout << opts
-              << "\nPrints a per-share table to stdout; exit 0 on a completed run, 2 on an invalid\n"
-                 "scenario document, 1 on other errors. Rejected requests are logged and reported\n"
-                 "on stderr while the run goes on.\n";
-    return kExitOk;
-  }
-  if (scenario_path.empty()) {
-    std::cerr << "quotasim run: missing SCENARIO argument\n" << opts;
-    return kExitError;
-  }
-  if (engine_name != "fast" && engine_name != "reference") {
-    std::cerr << "quotasim run: --engine must be fast or reference, not '" << engine_name << "'\n";
-    return kExitError;
-  }
-  if (threads < 0) {
-    std::cerr << "quotasim run: --threads must be >= 0\n";
-    return kExitError;
-  }
-  const int workers = threads == 0 ? tbb::info::default_concurrency() : threads;
-  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
-                                  static_cast<size_t>(workers));
-
-  absl::StatusOr<Scenario> scenario = LoadScenarioFile(scenario_path);
-  if (!scenario.ok()) {
-    std::cerr << "quotasim: " << scenario.status().message() << "\n";
-    return scenario.status().code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument
-                                                                          : kExitError;
-  }
-
-  std::unique_ptr<std::ofstream> events_file;
-  std::unique_ptr<JsonlWriter> writer;
-  SummaryBuilder summary;
-  RejectionReporter reporter(scenario_path);
-  std::vector<LogSink*> sinks = {&summary, &reporter};
-  if (!events_path.empty()) {
-    events_file = std::make_unique<std::ofstream>(events_path, std::ios::binary | std::ios::trunc);
-    if (!*events_file) {
-      std::cerr << "quotasim: cannot write " << events_path << "\n";
-      return kExitError;
-    }
-    writer = std::make_unique<JsonlWriter>(events_file.get());
-    sinks.insert(sinks.begin(), writer.get());
-  }
-  TeeSink tee(sinks);
-  RunOptions options;
-  options.check_invariants = vm.count("no-check") == 0;
-  options.full_invariant_check = vm.count("full-check") > 0;
-  RunStats stats = engine_name == "fast" ? RunFastEngine(*scenario, tee, options)
-                                         : RunReferenceEngine(*scenario, tee);
-  if (writer) {
-    writer->Flush();
-    if (!*events_file) {
-      std::cerr << "quotasim: error writing " << events_path << "\n";
-      return kExitError;
-    }
-  }
-  Summary result = summary.Build(stats.invariant_violations);
-  if (!summary_path.empty()) {
-    std::ofstream out(summary_path, std::ios::binary | std::ios::trunc);
-    out << SummaryToJson(result);
-    if (!out) {
-      std::cerr << "quotasim: cannot write " << summary_path << "\n";
-      return kExitError;
-    }
-  }
-  for (const std::string& v : stats.violation_messages) {
-    std::cerr << "quotasim: INVARIANT VIOLATION: " << v << "\n";
-  }
-  if (vm.count("quiet") == 0) {
-    std::cout << SummaryToTable(result);
-    std::cout << "event log: " << (events_path.empty() ? "(not written; use --events FILE)" : events_path)
-              << "\n";
-    if (!summary_path.empty()) std::cout << "summary: " << summary_path << "\n";
-  }
-  return kExitOk;
-}
-
-int ValidateCommand(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << "quotasim validate SCENARIO.json\n  Parses the scenario document and reports the "
-                 "first problem with its JSON path (exit 2), or prints a one-line summary (exit 0).\n";
-    return args.empty() ? kExitError : kExitOk;
-  }
-  absl::StatusOr<Scenario> scenario = LoadScenarioFile(args[0]);
-  if (!scenario.ok()) {
-    std::cerr << "quotasim: " << scenario.status().message() << "\n";
-    return scenario.status().code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument
-                                                                          : kExitError;
-  }
-  std::cout << args[0] << ": valid, " << scenario->events.size() << " requests, "
-            << scenario->submit_count << " job submissions\n";
-  return kExitOk;
+  os << "quotasim: simulate AWS Batch quota-share scheduling\n\nUsage: quotasim SUBCOMMAND [options]\n\n";
+  for (const Command& c : kCommands) os << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  os << "\n  quotasim SUBCOMMAND --help   options of a subcommand\n"
+        "\nScenario format and event log: docs/semantics.md and the scenario-format spec.\n";
 }
 
 }  // namespace
-}  // namespace qs
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    qs::PrintUsage(args.empty() ? std::cerr : std::cout);
+    PrintUsage(args.empty() ? std::cerr : std::cout);
     return args.empty() ? qs::kExitError : qs::kExitOk;
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
-  if (cmd == "run") return qs::RunCommand(args);
-  if (cmd == "validate") return qs::ValidateCommand(args);
+  for (const Command& c : kCommands) {
+    if (cmd == c.name) return c.run(args);
+  }
   std::cerr << "quotasim: unknown subcommand '" << cmd << "'\n";
-  qs::PrintUsage(std::cerr);
+  PrintUsage(std::cerr);
   return qs::kExitError;
 }

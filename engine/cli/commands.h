@@ -1,0 +1,22 @@
+// File: engine/cli/commands.h
+//
+// The subcommands of the `quotasim` binary. Each takes the arguments after
+// its name and returns the process exit code.
+#ifndef QS_ENGINE_CLI_COMMANDS_H_
+#define QS_ENGINE_CLI_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace qs {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitInvalidDocument = 2;
+
+int RunCommand(const std::vector<std::string>& args);       // run_command.cc
+int ValidateCommand(const std::vector<std::string>& args);  // run_command.cc
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_CLI_COMMANDS_H_
