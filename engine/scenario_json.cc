@@ -1,0 +1,1426 @@
+// File: engine/scenario_json.cc
+//
+// Scenario JSON <-> Scenario. Three layers:
+//  1. Text -> JSON values: a depth pre-scan (so nothing downstream ever meets
+//     a deeply nested document), then nlohmann's iterative SAX parser feeding
+//     DomBuilder, which builds nlohmann::json values, rejects duplicate keys,
+//     and hands each element of the top-level `events` array to a sink as
+//     soon as it is complete (then drops it), so memory stays proportional
+//     to the Scenario, not to a DOM of the whole file.
+//  2. JSON values -> model: small typed readers (AsString, AsInt32,
+//     AsSeconds, enums) that know their JSON path (Path, a chain of stack
+//     nodes rendered only when an error is reported) and produce the
+//     one-line messages of scenario_json.h.
+//  3. Model -> canonical text (ScenarioToJson), built with ordered_json so
+//     key order is fixed.
+// Nothing here throws to the caller: nlohmann is used through its SAX entry
+// point (errors come back as callbacks), and values are type-checked before
+// any get<>().
+#include "engine/scenario_json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "engine/util/status_macros.h"
+#include "nlohmann/json.hpp"
+
+namespace qs {
+namespace {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMaxSeconds = kMaxSimTime / kMillisPerSecond;  // 1e12
+constexpr size_t kMaxQuotedBytes = 64;  // longest piece of input quoted in a message
+constexpr char kPayloadRequired[] = "serviceRequestPayload is required";
+
+// This Abseil build has its own absl::string_view, which StrCat takes and
+// std::string_view does not convert to.
+absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+// ---------------------------------------------------------------------------
+// Message text. Messages are one line of ASCII whatever the input holds.
+
+// The first <= max bytes of `s`, not splitting a UTF-8 sequence.
+std::string_view Truncate(std::string_view s, size_t max, bool* cut) {
+  *cut = s.size() > max;
+  if (!*cut) return s;
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
+// `s` as a JSON string literal (ASCII, escaped), cut after kMaxQuotedBytes
+// with "..." after the closing quote.
+std::string Quote(std::string_view s) {
+  bool cut = false;
+  std::string_view head = Truncate(s, kMaxQuotedBytes, &cut);
+  std::string out =
+      Json(std::string(head)).dump(-1, ' ', /*ensure_ascii=*/true, Json::error_handler_t::replace);
+  if (cut) out += "...";
+  return out;
+}
+
+// `s` between single quotes, escaped as in Quote(): 'qs1_job'.
+std::string SingleQuote(std::string_view s) {
+  bool cut = false;
+  std::string_view head = Truncate(s, kMaxQuotedBytes, &cut);
+  std::string body =
+      Json(std::string(head)).dump(-1, ' ', /*ensure_ascii=*/true, Json::error_handler_t::replace);
+  body = body.substr(1, body.size() - 2);
+  return absl::StrCat("'", body, "'", cut ? "..." : "");
+}
+
+// Bytes outside printable ASCII as \xNN.
+std::string Sanitize(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7F) {
+      out.push_back(ch);
+    } else {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    }
+  }
+  return out;
+}
+
+// "string \"x\"", "number 3.5", "object", ... for "got ..." in messages.
+std::string Describe(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return v.get<bool>() ? "boolean true" : "boolean false";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float:
+      return absl::StrCat("number ", v.dump());
+    case Json::value_t::string:
+      return absl::StrCat("string ", Quote(v.get_ref<const std::string&>()));
+    case Json::value_t::array:
+      return "array";
+    case Json::value_t::object:
+      return "object";
+    case Json::value_t::binary:
+      return "binary";
+    case Json::value_t::discarded:
+      break;
+  }
+  return "nothing";
+}
+
+// ---------------------------------------------------------------------------
+// JSON paths: quotaShares[2].capacityLimits[0].maxCapacity.
+
+bool IsIdentifier(std::string_view key) {
+  if (key.empty() || key.size() > kMaxQuotedBytes) return false;
+  for (size_t i = 0; i < key.size(); ++i) {
+    char c = key[i];
+    bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+    bool digit = c >= '0' && c <= '9';
+    if (!alpha && !(digit && i > 0)) return false;
+  }
+  return true;
+}
+
+void AppendKey(std::string& out, std::string_view key) {
+  if (IsIdentifier(key)) {
+    if (!out.empty()) out.push_back('.');
+    out.append(key);
+  } else {
+    absl::StrAppend(&out, "[", Quote(key), "]");
+  }
+}
+
+void AppendIndex(std::string& out, size_t index) { absl::StrAppend(&out, "[", index, "]"); }
+
+// A JSON path as a chain of stack-allocated nodes: building one costs no
+// allocation; it is rendered only for an error. A child points at its
+// parent, so a Path must not outlive the Path it was made from.
+class Path {
+ public:
+  Path() = default;
+
+  Path Key(std::string_view key) const {
+    Path p;
+    p.parent_ = this;
+    p.key_ = key;
+    return p;
+  }
+  Path Index(size_t index) const {
+    Path p;
+    p.parent_ = this;
+    p.index_ = index;
+    p.is_index_ = true;
+    return p;
+  }
+
+  // "events[3].request.jobName"; "top level" for the root.
+  std::string ToString() const {
+    std::vector<const Path*> chain;
+    for (const Path* p = this; p->parent_ != nullptr; p = p->parent_) chain.push_back(p);
+    std::string out;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if ((*it)->is_index_) {
+        AppendIndex(out, (*it)->index_);
+      } else {
+        AppendKey(out, (*it)->key_);
+      }
+    }
+    if (out.empty()) return "top level";
+    return out;
+  }
+
+ private:
+  const Path* parent_ = nullptr;
+  std::string_view key_;
+  size_t index_ = 0;
+  bool is_index_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Text -> JSON values.
+
+// "line L, column C" of the last of the first `consumed` bytes (nlohmann's
+// convention: a column counts the bytes read on that line; reading past the
+// end counts one more).
+std::string LineColumn(std::string_view text, size_t consumed) {
+  size_t end = std::min(consumed, text.size());
+  size_t line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return absl::StrCat("line ", line, ", column ", consumed - line_start);
+}
+
+// Bytes consumed up to and including the first bracket that opens level
+// max_depth + 1, or 0 if the text never nests that deep. Brackets inside
+// strings do not count. Exact for valid JSON; for invalid JSON either answer
+// is fine since the parser rejects the text anyway.
+size_t FindTooDeep(std::string_view text, size_t max_depth) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '[':
+      case '{':
+        if (++depth > max_depth) return i + 1;
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return 0;
+}
+
+// nlohmann's what() without "[json.exception.parse_error.101] parse error at
+// line 1, column 1: ".
+std::string NlohmannReason(std::string_view what) {
+  if (!what.empty() && what.front() == '[') {
+    size_t close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  if (what.substr(0, 11) == "parse error") {
+    size_t colon = what.find(": ");
+    if (colon != std::string_view::npos) what.remove_prefix(colon + 2);
+  }
+  return Sanitize(what);
+}
+
+// SAX handler building nlohmann::json values (see the file comment). When
+// `stream_key` is not empty and the root is an object, each element of the
+// array at root[stream_key] goes to `sink` (with its index) once complete and
+// is then dropped; that array stays empty in root().
+class DomBuilder {
+ public:
+  using Sink = std::function<absl::Status(size_t index, const Json& element)>;
+
+  DomBuilder() = default;
+  DomBuilder(std::string_view stream_key, Sink sink)
+      : stream_key_(stream_key), sink_(std::move(sink)) {}
+
+  // SAX interface (nlohmann::json_sax).
+  bool null() { return Add(Json(nullptr)); }
+  bool boolean(bool b) { return Add(Json(b)); }
+  bool number_integer(Json::number_integer_t v) { return Add(Json(v)); }
+  bool number_unsigned(Json::number_unsigned_t v) { return Add(Json(v)); }
+  bool number_float(Json::number_float_t v, const Json::string_t& /*text*/) { return Add(Json(v)); }
+  bool string(Json::string_t& s) { return Add(Json(std::move(s))); }
+  bool binary(Json::binary_t& b) { return Add(Json::binary(std::move(b))); }
+  bool start_object(std::size_t /*size*/) { return Open(Json::value_t::object); }
+  bool start_array(std::size_t /*size*/) { return Open(Json::value_t::array); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+  bool key(Json::string_t& k) {
+    auto& object = stack_.back()->get_ref<Json::object_t&>();
+    auto [it, inserted] = object.try_emplace(std::move(k));
+    if (!inserted) {
+      location_ = CurrentPath();
+      AppendKey(location_, k);  // try_emplace leaves k intact when not inserting
+      reason_ = "duplicate key";
+      return false;
+    }
+    slot_ = &it->second;
+    if (stack_.size() == 1) top_key_ = it->first;
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const Json::exception& ex) {
+    consumed_ = position;
+    reason_ = NlohmannReason(ex.what());
+    return false;
+  }
+
+  Json& root() { return root_; }
+  // Whether root[stream_key] was an array whose elements went to the sink.
+  bool streamed() const { return streaming_ != nullptr; }
+  // After a failed parse: the sink's error, or else (reason, and either a
+  // byte count for a syntax error or a JSON path for a duplicate key).
+  const absl::Status& sink_status() const { return sink_status_; }
+  size_t consumed() const { return consumed_; }
+  const std::string& location() const { return location_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  Json* Insert(Json&& v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Json* top = stack_.back();
+    if (top->is_array()) {
+      auto& array = top->get_ref<Json::array_t&>();
+      array.push_back(std::move(v));
+      return &array.back();
+    }
+    *slot_ = std::move(v);
+    return slot_;
+  }
+
+  bool Add(Json&& v) { return Done(Insert(std::move(v))); }
+
+  bool Open(Json::value_t type) {
+    if (stack_.size() >= static_cast<size_t>(kMaxJsonDepth)) {  // FindTooDeep caught it first
+      location_ = CurrentPath();
+      reason_ = absl::StrCat("nesting deeper than ", kMaxJsonDepth, " levels");
+      return false;
+    }
+    bool stream = type == Json::value_t::array && !stream_key_.empty() && stack_.size() == 1 &&
+                  stack_.front()->is_object() && top_key_ == stream_key_;
+    Json* v = Insert(Json(type));
+    if (stream) streaming_ = v;
+    stack_.push_back(v);
+    return true;
+  }
+
+  bool Close() {
+    Json* done = stack_.back();
+    stack_.pop_back();
+    return Done(done);
+  }
+
+  // A value is complete; stream it if it is an element of the streamed array.
+  bool Done(Json* v) {
+    if (streaming_ == nullptr || stack_.empty() || stack_.back() != streaming_) return true;
+    absl::Status status = sink_(stream_count_, *v);
+    ++stream_count_;
+    streaming_->get_ref<Json::array_t&>().clear();
+    if (!status.ok()) {
+      sink_status_ = std::move(status);
+      return false;
+    }
+    return true;
+  }
+
+  // JSON path of the innermost open container.
+  std::string CurrentPath() const {
+    std::string out;
+    for (size_t i = 1; i < stack_.size(); ++i) {
+      const Json* parent = stack_[i - 1];
+      const Json* child = stack_[i];
+      if (parent->is_array()) {
+        size_t index = parent == streaming_
+                           ? stream_count_
+                           : static_cast<size_t>(child - parent->get_ref<const Json::array_t&>().data());
+        AppendIndex(out, index);
+      } else {
+        for (const auto& [k, v] : parent->get_ref<const Json::object_t&>()) {
+          if (&v == child) {
+            AppendKey(out, k);
+            break;
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  Json root_;
+  std::vector<Json*> stack_;  // open containers, root first
+  Json* slot_ = nullptr;      // value slot of the last key of the innermost object
+  std::string_view top_key_;  // last key of the root object
+  std::string_view stream_key_;
+  Sink sink_;
+  Json* streaming_ = nullptr;
+  size_t stream_count_ = 0;
+  absl::Status sink_status_;
+  size_t consumed_ = 0;
+  std::string location_;
+  std::string reason_;
+};
+
+// Outcome of ReadJsonText: ok, or a sink error, or a located problem.
+struct TextResult {
+  bool ok = false;
+  absl::Status sink_status;
+  std::string location;  // "line L, column C", or a JSON path
+  std::string reason;
+};
+
+TextResult ReadJsonText(std::string_view text, DomBuilder& builder) {
+  TextResult result;
+  if (size_t at = FindTooDeep(text, static_cast<size_t>(kMaxJsonDepth)); at != 0) {
+    result.location = LineColumn(text, at);
+    result.reason = absl::StrCat("nesting deeper than ", kMaxJsonDepth, " levels");
+    return result;
+  }
+  result.ok = Json::sax_parse(text.data(), text.data() + text.size(), &builder);
+  if (result.ok) return result;
+  result.sink_status = builder.sink_status();
+  if (!builder.location().empty() || builder.consumed() == 0) {
+    result.location = builder.location().empty() ? "top level" : builder.location();
+  } else {
+    result.location = LineColumn(text, builder.consumed());
+  }
+  result.reason = builder.reason();
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// JSON values -> model: typed readers.
+
+class Reader {
+ public:
+  explicit Reader(std::string_view source) : source_(source) {}
+
+  absl::Status Error(const Path& path, std::string_view problem) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Sv(source_), ": ", path.ToString(), ": ", Sv(problem)));
+  }
+  absl::Status TypeError(const Path& path, std::string_view expected, const Json& got) const {
+    return Error(path, absl::StrCat("expected ", Sv(expected), ", got ", Describe(got)));
+  }
+
+  // `v` is an object whose keys are all in `allowed`.
+  absl::Status CheckObject(const Json& v, const Path& path,
+                           std::initializer_list<std::string_view> allowed) const {
+    if (!v.is_object()) return TypeError(path, "an object", v);
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string& key = it.key();
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      std::string expected;
+      for (std::string_view a : allowed) {
+        absl::StrAppend(&expected, expected.empty() ? "" : ", ", Sv(a));
+      }
+      return Error(path.Key(key), absl::StrCat("unknown key; expected one of: ", expected));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Require(const Json& object, const Path& path, const char* key) const {
+    if (object.contains(key)) return absl::OkStatus();
+    return Error(path.Key(key), "missing required key");
+  }
+
+ private:
+  std::string_view source_;
+};
+
+// Converts object[key] with `convert` into *out when the key is present
+// (*out may be a T or a std::optional<T>).
+template <typename Out, typename Convert>
+absl::Status Get(const Reader& r, const Json& object, const Path& path, const char* key,
+                 Convert convert, Out* out) {
+  auto it = object.find(key);
+  if (it == object.end()) return absl::OkStatus();
+  auto value = convert(r, *it, path.Key(key));
+  if (!value.ok()) return value.status();
+  *out = *std::move(value);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> AsString(const Reader& r, const Json& v, const Path& path) {
+  if (!v.is_string()) return r.TypeError(path, "a string", v);
+  return v.get_ref<const std::string&>();
+}
+
+absl::StatusOr<bool> AsBool(const Reader& r, const Json& v, const Path& path) {
+  if (!v.is_boolean()) return r.TypeError(path, "a boolean", v);
+  return v.get<bool>();
+}
+
+// A JSON integer (or a float with an integral value) within int32.
+absl::StatusOr<int64_t> AsInt32(const Reader& r, const Json& v, const Path& path) {
+  auto out_of_range = [&] {
+    return r.Error(path, absl::StrCat("out of range: expected an integer between ", kInt32Min,
+                                      " and ", kInt32Max, ", got ", Describe(v)));
+  };
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(kInt32Max)) return out_of_range();
+    return static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer()) {
+    int64_t i = v.get<int64_t>();
+    if (i < kInt32Min || i > kInt32Max) return out_of_range();
+    return i;
+  }
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (!std::isfinite(d) || std::trunc(d) != d) return r.TypeError(path, "an integer", v);
+    if (d < static_cast<double>(kInt32Min) || d > static_cast<double>(kInt32Max)) {
+      return out_of_range();
+    }
+    return static_cast<int64_t>(d);
+  }
+  return r.TypeError(path, "an integer", v);
+}
+
+// Seconds (a JSON number, 0 <= x <= 1e12) as milliseconds, rounded to nearest.
+absl::StatusOr<SimTime> AsSeconds(const Reader& r, const Json& v, const Path& path) {
+  auto negative = [&] { return r.Error(path, absl::StrCat("must be >= 0 seconds, got ", Describe(v))); };
+  auto too_large = [&] {
+    return r.Error(path, absl::StrCat("must be at most 1e12 seconds, got ", Describe(v)));
+  };
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(kMaxSeconds)) return too_large();
+    return static_cast<SimTime>(u) * kMillisPerSecond;
+  }
+  if (v.is_number_integer()) {
+    int64_t i = v.get<int64_t>();
+    if (i < 0) return negative();
+    if (i > kMaxSeconds) return too_large();
+    return i * kMillisPerSecond;
+  }
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (std::isnan(d)) return r.TypeError(path, "a number of seconds", v);
+    if (d < 0) return negative();
+    if (d > static_cast<double>(kMaxSeconds)) return too_large();
+    return static_cast<SimTime>(std::llround(d * static_cast<double>(kMillisPerSecond)));
+  }
+  return r.TypeError(path, "a number of seconds", v);
+}
+
+template <typename E>
+struct EnumName {
+  std::string_view name;
+  E value;
+};
+
+constexpr EnumName<Strategy> kStrategies[] = {{"RESERVE", Strategy::kReserve},
+                                              {"LEND", Strategy::kLend},
+                                              {"LEND_AND_BORROW", Strategy::kLendAndBorrow}};
+constexpr EnumName<Toggle> kToggles[] = {{"ENABLED", Toggle::kEnabled},
+                                         {"DISABLED", Toggle::kDisabled}};
+constexpr EnumName<ShareOrder> kShareOrders[] = {{"UNDER_LIMIT_FIRST", ShareOrder::kUnderLimitFirst},
+                                                 {"ROUND_ROBIN", ShareOrder::kRoundRobin},
+                                                 {"DECLARATION", ShareOrder::kDeclaration}};
+constexpr EnumName<VictimOrder> kVictimOrders[] = {
+    {"PRIORITY_THEN_NEWEST", VictimOrder::kPriorityThenNewest},
+    {"MOST_BORROWED_FIRST", VictimOrder::kMostBorrowedFirst}};
+constexpr EnumName<UnassignedCapacity> kUnassigned[] = {{"UNUSED", UnassignedCapacity::kUnused},
+                                                        {"LENDABLE", UnassignedCapacity::kLendable}};
+constexpr EnumName<JobOutcome> kOutcomes[] = {{"SUCCEEDED", JobOutcome::kSucceeded},
+                                              {"FAILED", JobOutcome::kFailed}};
+
+template <typename E, size_t N>
+absl::StatusOr<E> AsEnum(const Reader& r, const Json& v, const Path& path,
+                         const EnumName<E> (&names)[N]) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    for (const EnumName<E>& n : names) {
+      if (n.name == s) return n.value;
+    }
+  }
+  std::string expected = "one of ";
+  for (size_t i = 0; i < N; ++i) absl::StrAppend(&expected, i == 0 ? "" : ", ", Sv(names[i].name));
+  return r.TypeError(path, expected, v);
+}
+
+absl::StatusOr<Strategy> AsStrategy(const Reader& r, const Json& v, const Path& p) {
+  return AsEnum(r, v, p, kStrategies);
+}
+absl::StatusOr<Toggle> AsToggle(const Reader& r, const Json& v, const Path& p) {
+  return AsEnum(r, v, p, kToggles);
+}
+absl::StatusOr<ShareOrder> AsShareOrder(const Reader& r, const Json& v, const Path& p) {
+  return AsEnum(r, v, p, kShareOrders);
+}
+absl::StatusOr<VictimOrder> AsVictimOrder(const Reader& r, const Json& v, const Path& p) {
+  return AsEnum(r, v, p, kVictimOrders);
+}
+absl::StatusOr<UnassignedCapacity> AsUnassigned(const Reader& r, const Json& v, const Path& p) {
+  return AsEnum(r, v, p, kUnassigned);
+}
+absl::StatusOr<JobOutcome> AsOutcome(const Reader& r, const Json& v, const Path& p) {
+  return AsEnum(r, v, p, kOutcomes);
+}
+
+// A string that must be one of `allowed` (API enums quotasim only checks).
+absl::Status CheckOneOf(const Reader& r, const Json& object, const Path& path, const char* key,
+                        std::initializer_list<std::string_view> allowed) {
+  auto it = object.find(key);
+  if (it == object.end()) return absl::OkStatus();
+  if (it->is_string() && std::find(allowed.begin(), allowed.end(),
+                                   it->get_ref<const std::string&>()) != allowed.end()) {
+    return absl::OkStatus();
+  }
+  std::string expected = allowed.size() == 1 ? "" : "one of ";
+  bool first = true;
+  for (std::string_view a : allowed) {
+    absl::StrAppend(&expected, first ? "" : ", ", Sv(a));
+    first = false;
+  }
+  return r.TypeError(path.Key(key), expected, *it);
+}
+
+// Checks the type of an accepted-but-ignored key.
+absl::Status CheckType(const Reader& r, const Json& object, const Path& path, const char* key,
+                       Json::value_t type, std::string_view expected) {
+  auto it = object.find(key);
+  if (it == object.end() || it->type() == type) return absl::OkStatus();
+  return r.TypeError(path.Key(key), expected, *it);
+}
+
+// `tags`: an object of strings (accepted, not kept).
+absl::Status CheckTags(const Reader& r, const Json& object, const Path& path) {
+  auto it = object.find("tags");
+  if (it == object.end()) return absl::OkStatus();
+  Path tags = path.Key("tags");
+  if (!it->is_object()) return r.TypeError(tags, "an object of strings", *it);
+  for (auto t = it->begin(); t != it->end(); ++t) {
+    if (!t->is_string()) return r.TypeError(tags.Key(t.key()), "a string", *t);
+  }
+  return absl::OkStatus();
+}
+
+// capacityLimits of a share or an update, stored as written: validation.h
+// judges counts, empty units and maxCapacity < 1.
+absl::StatusOr<std::vector<CapacityLimit>> AsCapacityLimits(const Reader& r, const Json& v,
+                                                            const Path& path) {
+  if (!v.is_array()) return r.TypeError(path, "an array", v);
+  std::vector<CapacityLimit> limits;
+  limits.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Path entry = path.Index(i);
+    const Json& e = v[i];
+    QS_RETURN_IF_ERROR(r.CheckObject(e, entry, {"capacityUnit", "maxCapacity"}));
+    CapacityLimit limit;
+    QS_RETURN_IF_ERROR(Get(r, e, entry, "capacityUnit", AsString, &limit.capacity_unit));
+    QS_RETURN_IF_ERROR(Get(r, e, entry, "maxCapacity", AsInt32, &limit.max_capacity));
+    limits.push_back(std::move(limit));
+  }
+  return limits;
+}
+
+// resourceSharingConfiguration / preemptionConfiguration of a quota share.
+template <typename Request>
+absl::Status ReadShareConfig(const Reader& r, const Json& request, const Path& path, Request* out) {
+  if (auto it = request.find("resourceSharingConfiguration"); it != request.end()) {
+    const Path p = path.Key("resourceSharingConfiguration");
+    QS_RETURN_IF_ERROR(r.CheckObject(*it, p, {"strategy", "borrowLimit"}));
+    out->has_resource_sharing = true;
+    QS_RETURN_IF_ERROR(Get(r, *it, p, "strategy", AsStrategy, &out->strategy));
+    QS_RETURN_IF_ERROR(Get(r, *it, p, "borrowLimit", AsInt32, &out->borrow_limit));
+  }
+  if (auto it = request.find("preemptionConfiguration"); it != request.end()) {
+    const Path p = path.Key("preemptionConfiguration");
+    QS_RETURN_IF_ERROR(r.CheckObject(*it, p, {"inSharePreemption"}));
+    QS_RETURN_IF_ERROR(Get(r, *it, p, "inSharePreemption", AsToggle, &out->in_share_preemption));
+  }
+  QS_RETURN_IF_ERROR(Get(r, request, path, "capacityLimits", AsCapacityLimits, &out->capacity_limits));
+  return Get(r, request, path, "state", AsToggle, &out->state);
+}
+
+absl::StatusOr<CreateQuotaShareRequest> AsCreateQuotaShare(const Reader& r, const Json& v,
+                                                           const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path,
+                                   {"quotaShareName", "jobQueue", "capacityLimits",
+                                    "resourceSharingConfiguration", "preemptionConfiguration",
+                                    "state", "tags"}));
+  CreateQuotaShareRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "quotaShareName", AsString, &out.quota_share_name));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "jobQueue", AsString, &out.job_queue));
+  QS_RETURN_IF_ERROR(ReadShareConfig(r, v, path, &out));
+  QS_RETURN_IF_ERROR(CheckTags(r, v, path));
+  return out;
+}
+
+absl::StatusOr<UpdateQuotaShareRequest> AsUpdateQuotaShare(const Reader& r, const Json& v,
+                                                           const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path,
+                                   {"quotaShareArn", "capacityLimits", "resourceSharingConfiguration",
+                                    "preemptionConfiguration", "state"}));
+  UpdateQuotaShareRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "quotaShareArn", AsString, &out.quota_share_arn));
+  QS_RETURN_IF_ERROR(ReadShareConfig(r, v, path, &out));
+  return out;
+}
+
+absl::StatusOr<UpdateServiceEnvironmentRequest> AsUpdateServiceEnvironment(const Reader& r,
+                                                                           const Json& v,
+                                                                           const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"serviceEnvironment", "state", "capacityLimits"}));
+  UpdateServiceEnvironmentRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "serviceEnvironment", AsString, &out.service_environment));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "state", AsToggle, &out.state));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "capacityLimits", AsCapacityLimits, &out.capacity_limits));
+  return out;
+}
+
+absl::StatusOr<UpdateServiceJobRequest> AsUpdateServiceJob(const Reader& r, const Json& v,
+                                                           const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"jobId", "schedulingPriority"}));
+  UpdateServiceJobRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "jobId", AsString, &out.job_id));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "schedulingPriority", AsInt32, &out.scheduling_priority));
+  return out;
+}
+
+absl::StatusOr<TerminateServiceJobRequest> AsTerminateServiceJob(const Reader& r, const Json& v,
+                                                                 const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"jobId", "reason"}));
+  TerminateServiceJobRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "jobId", AsString, &out.job_id));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "reason", AsString, &out.reason));
+  return out;
+}
+
+absl::StatusOr<GetJobQueueSnapshotRequest> AsGetJobQueueSnapshot(const Reader& r, const Json& v,
+                                                                 const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"jobQueue"}));
+  GetJobQueueSnapshotRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "jobQueue", AsString, &out.job_queue));
+  return out;
+}
+
+// serviceRequestPayload -> instance_type / instance_count, or payload_error
+// (+ payload_raw). Only an InstanceCount outside int32 is a document error;
+// everything else wrong inside the payload is SageMaker's to reject.
+absl::Status ReadPayload(const Reader& r, const Json& request, const Path& request_path,
+                         SubmitServiceJobRequest* out) {
+  auto it = request.find("serviceRequestPayload");
+  if (it == request.end()) {
+    out->payload_error = kPayloadRequired;
+    return absl::OkStatus();
+  }
+  const Json& payload = *it;
+  const Path path = request_path.Key("serviceRequestPayload");
+  if (!payload.is_string() && !payload.is_object()) {
+    return r.TypeError(path, "a string or an object", payload);
+  }
+  auto fail = [&](std::string message) {
+    out->payload_error = std::move(message);
+    out->payload_raw = payload.is_string()
+                           ? payload.get_ref<const std::string&>()
+                           : payload.dump(-1, ' ', false, Json::error_handler_t::replace);
+    return absl::OkStatus();
+  };
+  Json parsed;
+  const Json* object = &payload;
+  if (payload.is_string()) {
+    DomBuilder builder;
+    TextResult text = ReadJsonText(payload.get_ref<const std::string&>(), builder);
+    if (!text.ok) {
+      return fail(absl::StrCat("serviceRequestPayload is not valid JSON: ", text.location, ": ",
+                               text.reason));
+    }
+    parsed = std::move(builder.root());
+    object = &parsed;
+    if (!object->is_object()) return fail("serviceRequestPayload must be a JSON object");
+  }
+  auto config = object->find("ResourceConfig");
+  if (config == object->end()) return fail("serviceRequestPayload.ResourceConfig is required");
+  if (!config->is_object()) return fail("serviceRequestPayload.ResourceConfig must be an object");
+  if (config->contains("InstanceGroups")) {
+    return fail(
+        "serviceRequestPayload.ResourceConfig.InstanceGroups (heterogeneous clusters) is not "
+        "supported by quotasim");
+  }
+  auto type = config->find("InstanceType");
+  if (type == config->end()) {
+    return fail("serviceRequestPayload.ResourceConfig.InstanceType is required");
+  }
+  if (!type->is_string()) {
+    return fail("serviceRequestPayload.ResourceConfig.InstanceType must be a string");
+  }
+  auto count = config->find("InstanceCount");
+  if (count == config->end()) {
+    return fail("serviceRequestPayload.ResourceConfig.InstanceCount is required");
+  }
+  if (!count->is_number() ||
+      (count->is_number_float() && std::trunc(count->get<double>()) != count->get<double>())) {
+    return fail("serviceRequestPayload.ResourceConfig.InstanceCount must be an integer");
+  }
+  const Path config_path = path.Key("ResourceConfig");
+  QS_ASSIGN_OR_RETURN(out->instance_count, AsInt32(r, *count, config_path.Key("InstanceCount")));
+  out->instance_type = type->get_ref<const std::string&>();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SubmitServiceJobRequest> AsSubmitServiceJob(const Reader& r, const Json& v,
+                                                           const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(
+      v, path,
+      {"jobName", "jobQueue", "serviceJobType", "quotaShareName", "shareIdentifier",
+       "schedulingPriority", "retryStrategy", "timeoutConfig", "preemptionConfiguration",
+       "serviceRequestPayload", "tags", "clientToken"}));
+  SubmitServiceJobRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "jobName", AsString, &out.job_name));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "jobQueue", AsString, &out.job_queue));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "serviceJobType", AsString, &out.service_job_type));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "quotaShareName", AsString, &out.quota_share_name));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "shareIdentifier", AsString, &out.share_identifier));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "schedulingPriority", AsInt32, &out.scheduling_priority));
+  if (auto it = v.find("retryStrategy"); it != v.end()) {
+    const Path p = path.Key("retryStrategy");
+    QS_RETURN_IF_ERROR(r.CheckObject(*it, p, {"attempts", "evaluateOnExit"}));
+    QS_RETURN_IF_ERROR(Get(r, *it, p, "attempts", AsInt32, &out.retry_attempts));
+    if (auto e = it->find("evaluateOnExit"); e != it->end()) {
+      if (!e->is_array()) return r.TypeError(p.Key("evaluateOnExit"), "an array", *e);
+      if (!e->empty()) {
+        return r.Error(p.Key("evaluateOnExit"), "evaluateOnExit is not simulated by quotasim");
+      }
+    }
+  }
+  if (auto it = v.find("timeoutConfig"); it != v.end()) {
+    const Path p = path.Key("timeoutConfig");
+    QS_RETURN_IF_ERROR(r.CheckObject(*it, p, {"attemptDurationSeconds"}));
+    QS_RETURN_IF_ERROR(
+        Get(r, *it, p, "attemptDurationSeconds", AsInt32, &out.attempt_duration_seconds));
+  }
+  if (auto it = v.find("preemptionConfiguration"); it != v.end()) {
+    const Path p = path.Key("preemptionConfiguration");
+    QS_RETURN_IF_ERROR(r.CheckObject(*it, p, {"preemptionRetriesBeforeTermination"}));
+    QS_RETURN_IF_ERROR(
+        Get(r, *it, p, "preemptionRetriesBeforeTermination", AsInt32, &out.preemption_retries));
+  }
+  QS_RETURN_IF_ERROR(CheckTags(r, v, path));
+  QS_RETURN_IF_ERROR(CheckType(r, v, path, "clientToken", Json::value_t::string, "a string"));
+  QS_RETURN_IF_ERROR(ReadPayload(r, v, path, &out));
+  return out;
+}
+
+// The actions, in the order of Request's alternatives.
+constexpr std::string_view kActions[] = {
+    "SubmitServiceJob", "UpdateServiceJob",         "TerminateServiceJob", "CreateQuotaShare",
+    "UpdateQuotaShare", "UpdateServiceEnvironment", "GetJobQueueSnapshot"};
+static_assert(std::variant_size_v<Request> == std::size(kActions));
+
+// Converts `events` entries as DomBuilder streams them.
+class EventReader {
+ public:
+  explicit EventReader(const Reader& r) : r_(r) {}
+
+  absl::Status Add(size_t index, const Json& v) {
+    const Path root;
+    const Path events = root.Key("events");
+    const Path path = events.Index(index);
+    QS_RETURN_IF_ERROR(r_.CheckObject(v, path, {"time", "action", "request", "simulation"}));
+    for (const char* key : {"time", "action", "request"}) {
+      QS_RETURN_IF_ERROR(r_.Require(v, path, key));
+    }
+    ScenarioEvent event;
+    QS_RETURN_IF_ERROR(Get(r_, v, path, "time", AsSeconds, &event.time));
+    const Path action_path = path.Key("action");
+    const Json& action = v["action"];
+    size_t kind = std::size(kActions);
+    if (action.is_string()) {
+      const std::string& name = action.get_ref<const std::string&>();
+      kind = static_cast<size_t>(std::find(std::begin(kActions), std::end(kActions), name) -
+                                 std::begin(kActions));
+    }
+    if (kind == std::size(kActions)) {
+      std::string expected = "one of ";
+      for (size_t i = 0; i < std::size(kActions); ++i) {
+        absl::StrAppend(&expected, i == 0 ? "" : ", ", Sv(kActions[i]));
+      }
+      return r_.Error(action_path, absl::StrCat("unknown action: expected ", expected, ", got ",
+                                                Describe(action)));
+    }
+    const Path request_path = path.Key("request");
+    const Json& request = v["request"];
+    const Path simulation_path = path.Key("simulation");
+    if (kind != 0 && v.contains("simulation")) {
+      return r_.Error(simulation_path, "simulation is only allowed on SubmitServiceJob events");
+    }
+    switch (kind) {
+      case 0: {
+        QS_ASSIGN_OR_RETURN(SubmitServiceJobRequest submit,
+                            AsSubmitServiceJob(r_, request, request_path));
+        QS_RETURN_IF_ERROR(r_.Require(v, path, "simulation"));
+        const Json& simulation = v["simulation"];
+        QS_RETURN_IF_ERROR(r_.CheckObject(simulation, simulation_path, {"runSeconds", "outcome"}));
+        QS_RETURN_IF_ERROR(r_.Require(simulation, simulation_path, "runSeconds"));
+        QS_RETURN_IF_ERROR(Get(r_, simulation, simulation_path, "runSeconds", AsSeconds,
+                               &submit.run_time));
+        QS_RETURN_IF_ERROR(
+            Get(r_, simulation, simulation_path, "outcome", AsOutcome, &submit.outcome));
+        if (submit.job_name) {
+          auto [it, inserted] = job_names_.try_emplace(*submit.job_name, index);
+          if (!inserted) {
+            return r_.Error(request_path.Key("jobName"),
+                            absl::StrCat("duplicate jobName ", SingleQuote(*submit.job_name),
+                                         " (first at events[", it->second, "])"));
+          }
+        }
+        ++submit_count_;
+        event.request = std::move(submit);
+        break;
+      }
+      case 1: {
+        QS_ASSIGN_OR_RETURN(event.request, AsUpdateServiceJob(r_, request, request_path));
+        break;
+      }
+      case 2: {
+        QS_ASSIGN_OR_RETURN(event.request, AsTerminateServiceJob(r_, request, request_path));
+        break;
+      }
+      case 3: {
+        QS_ASSIGN_OR_RETURN(event.request, AsCreateQuotaShare(r_, request, request_path));
+        break;
+      }
+      case 4: {
+        QS_ASSIGN_OR_RETURN(event.request, AsUpdateQuotaShare(r_, request, request_path));
+        break;
+      }
+      case 5: {
+        QS_ASSIGN_OR_RETURN(event.request, AsUpdateServiceEnvironment(r_, request, request_path));
+        break;
+      }
+      default: {
+        QS_ASSIGN_OR_RETURN(event.request, AsGetJobQueueSnapshot(r_, request, request_path));
+        break;
+      }
+    }
+    event.path = absl::StrCat("events[", index, "]");
+    events_.push_back(std::move(event));
+    return absl::OkStatus();
+  }
+
+  std::vector<ScenarioEvent>& events() { return events_; }
+  int64_t submit_count() const { return submit_count_; }
+
+ private:
+  const Reader& r_;
+  std::vector<ScenarioEvent> events_;
+  std::unordered_map<std::string, size_t> job_names_;  // jobName -> events index
+  int64_t submit_count_ = 0;
+};
+
+absl::StatusOr<SchedulingPolicy> AsSchedulingPolicy(const Reader& r, const Json& v,
+                                                    const Path& path) {
+  QS_RETURN_IF_ERROR(
+      r.CheckObject(v, path, {"name", "quotaSharePolicy", "fairsharePolicy", "tags"}));
+  SchedulingPolicy out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "name", AsString, &out.name));
+  QS_RETURN_IF_ERROR(CheckTags(r, v, path));
+  if (auto it = v.find("quotaSharePolicy"); it != v.end()) {
+    const Path p = path.Key("quotaSharePolicy");
+    QS_RETURN_IF_ERROR(r.CheckObject(*it, p, {"idleResourceAssignmentStrategy"}));
+    QS_RETURN_IF_ERROR(CheckOneOf(r, *it, p, "idleResourceAssignmentStrategy", {"FIFO"}));
+    out.has_quota_share_policy = true;
+  }
+  QS_RETURN_IF_ERROR(
+      CheckType(r, v, path, "fairsharePolicy", Json::value_t::object, "an object"));
+  if (v.contains("fairsharePolicy") && out.has_quota_share_policy) {
+    return r.Error(path,
+                   "ClientException: a scheduling policy cannot have both quotaSharePolicy and "
+                   "fairsharePolicy");
+  }
+  if (!out.has_quota_share_policy) {
+    return r.Error(path.Key("quotaSharePolicy"),
+                   "missing required key (quotasim simulates quota-share job queues only)");
+  }
+  return out;
+}
+
+absl::StatusOr<ServiceEnvironment> AsServiceEnvironment(const Reader& r, const Json& v,
+                                                        const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path,
+                                   {"serviceEnvironmentName", "serviceEnvironmentType", "state",
+                                    "capacityLimits", "tags"}));
+  ServiceEnvironment out;
+  QS_RETURN_IF_ERROR(r.Require(v, path, "serviceEnvironmentName"));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "serviceEnvironmentName", AsString, &out.name));
+  QS_RETURN_IF_ERROR(CheckOneOf(r, v, path, "serviceEnvironmentType", {"SAGEMAKER_TRAINING"}));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "state", AsToggle, &out.state));
+  QS_RETURN_IF_ERROR(CheckTags(r, v, path));
+  // The run cannot start without sane environment limits: checked here.
+  QS_RETURN_IF_ERROR(r.Require(v, path, "capacityLimits"));
+  const Path limits_path = path.Key("capacityLimits");
+  QS_RETURN_IF_ERROR(Get(r, v, path, "capacityLimits", AsCapacityLimits, &out.capacity_limits));
+  const Json& limits = v["capacityLimits"];
+  if (out.capacity_limits.empty()) return r.Error(limits_path, "must have at least one entry");
+  std::unordered_map<std::string_view, size_t> seen;
+  for (size_t i = 0; i < out.capacity_limits.size(); ++i) {
+    const Path entry = limits_path.Index(i);
+    const CapacityLimit& l = out.capacity_limits[i];
+    QS_RETURN_IF_ERROR(r.Require(limits[i], entry, "capacityUnit"));
+    QS_RETURN_IF_ERROR(r.Require(limits[i], entry, "maxCapacity"));
+    if (l.capacity_unit.empty()) return r.Error(entry.Key("capacityUnit"), "must not be empty");
+    if (l.max_capacity < 1) {
+      return r.Error(entry.Key("maxCapacity"),
+                     absl::StrCat("must be at least 1, got ", l.max_capacity));
+    }
+    auto [it, inserted] = seen.try_emplace(l.capacity_unit, i);
+    if (!inserted) {
+      return r.Error(entry.Key("capacityUnit"),
+                     absl::StrCat("duplicate capacityUnit ", SingleQuote(l.capacity_unit),
+                                  " (first at ", limits_path.ToString(), "[", it->second, "])"));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<JobStateTimeLimitAction> AsTimeLimitAction(const Reader& r, const Json& v,
+                                                          const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"reason", "state", "maxTimeSeconds", "action"}));
+  for (const char* key : {"reason", "state", "maxTimeSeconds", "action"}) {
+    QS_RETURN_IF_ERROR(r.Require(v, path, key));
+  }
+  JobStateTimeLimitAction out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "reason", AsString, &out.reason));
+  if (out.reason.empty()) return r.Error(path.Key("reason"), "must not be empty");
+  QS_RETURN_IF_ERROR(CheckOneOf(r, v, path, "state", {"RUNNABLE"}));
+  out.state = v["state"].get<std::string>();
+  QS_RETURN_IF_ERROR(Get(r, v, path, "maxTimeSeconds", AsInt32, &out.max_time_seconds));
+  if (out.max_time_seconds < 600 || out.max_time_seconds > 86400) {
+    return r.Error(path.Key("maxTimeSeconds"),
+                   absl::StrCat("must be between 600 and 86400, got ", out.max_time_seconds));
+  }
+  QS_RETURN_IF_ERROR(CheckOneOf(r, v, path, "action", {"TERMINATE", "CANCEL"}));
+  out.action = v["action"].get<std::string>();
+  return out;
+}
+
+absl::StatusOr<JobQueue> AsJobQueue(const Reader& r, const Json& v, const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(
+      v, path,
+      {"jobQueueName", "jobQueueType", "priority", "state", "schedulingPolicyArn",
+       "serviceEnvironmentOrder", "computeEnvironmentOrder", "jobStateTimeLimitActions", "tags"}));
+  JobQueue out;
+  QS_RETURN_IF_ERROR(r.Require(v, path, "jobQueueName"));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "jobQueueName", AsString, &out.name));
+  QS_RETURN_IF_ERROR(CheckOneOf(r, v, path, "jobQueueType", {"SAGEMAKER_TRAINING"}));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "priority", AsInt32, &out.priority));
+  // Accepted and ignored (the simulated queue is always ENABLED and bound to
+  // the scenario's one environment and policy).
+  std::optional<Toggle> ignored_state;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "state", AsToggle, &ignored_state));
+  QS_RETURN_IF_ERROR(
+      CheckType(r, v, path, "schedulingPolicyArn", Json::value_t::string, "a string"));
+  QS_RETURN_IF_ERROR(
+      CheckType(r, v, path, "serviceEnvironmentOrder", Json::value_t::array, "an array"));
+  QS_RETURN_IF_ERROR(
+      CheckType(r, v, path, "computeEnvironmentOrder", Json::value_t::array, "an array"));
+  QS_RETURN_IF_ERROR(CheckTags(r, v, path));
+  if (auto it = v.find("jobStateTimeLimitActions"); it != v.end()) {
+    const Path p = path.Key("jobStateTimeLimitActions");
+    if (!it->is_array()) return r.TypeError(p, "an array", *it);
+    for (size_t i = 0; i < it->size(); ++i) {
+      QS_ASSIGN_OR_RETURN(JobStateTimeLimitAction a, AsTimeLimitAction(r, (*it)[i], p.Index(i)));
+      out.time_limit_actions.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(
+      v, path,
+      {"submitLatencySeconds", "provisionSeconds", "downloadSeconds", "schedulingIntervalSeconds",
+       "preemptionDrainSeconds", "shareOrder", "victimOrder", "backfill", "unassignedCapacity",
+       "horizonSeconds"}));
+  Knobs k;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "submitLatencySeconds", AsSeconds, &k.submit_latency));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "provisionSeconds", AsSeconds, &k.provision));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "downloadSeconds", AsSeconds, &k.download));
+  QS_RETURN_IF_ERROR(
+      Get(r, v, path, "schedulingIntervalSeconds", AsSeconds, &k.scheduling_interval));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "preemptionDrainSeconds", AsSeconds, &k.preemption_drain));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "shareOrder", AsShareOrder, &k.share_order));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "victimOrder", AsVictimOrder, &k.victim_order));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "backfill", AsBool, &k.backfill));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "unassignedCapacity", AsUnassigned, &k.unassigned_capacity));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "horizonSeconds", AsSeconds, &k.horizon));
+  return k;
+}
+
+absl::StatusOr<Scenario> ParseScenarioImpl(std::string_view text, std::string_view source) {
+  const Reader r(source);
+  EventReader event_reader(r);
+  DomBuilder builder("events", [&event_reader](size_t index, const Json& v) {
+    return event_reader.Add(index, v);
+  });
+  TextResult parsed = ReadJsonText(text, builder);
+  if (!parsed.ok) {
+    if (!parsed.sink_status.ok()) return parsed.sink_status;
+    return absl::InvalidArgumentError(
+        absl::StrCat(Sv(source), ": ", parsed.location, ": ", parsed.reason));
+  }
+  const Json& root = builder.root();
+  const Path top;
+  QS_RETURN_IF_ERROR(r.CheckObject(root, top,
+                                   {"schedulingPolicy", "serviceEnvironment", "jobQueue",
+                                    "quotaShares", "simulation", "events"}));
+  for (const char* key : {"schedulingPolicy", "serviceEnvironment", "jobQueue"}) {
+    QS_RETURN_IF_ERROR(r.Require(root, top, key));
+  }
+  Scenario s;
+  s.source = std::string(source);
+  QS_RETURN_IF_ERROR(Get(r, root, top, "schedulingPolicy", AsSchedulingPolicy, &s.scheduling_policy));
+  QS_RETURN_IF_ERROR(
+      Get(r, root, top, "serviceEnvironment", AsServiceEnvironment, &s.service_environment));
+  QS_RETURN_IF_ERROR(Get(r, root, top, "jobQueue", AsJobQueue, &s.job_queue));
+  QS_RETURN_IF_ERROR(Get(r, root, top, "simulation", AsKnobs, &s.knobs));
+  if (auto it = root.find("quotaShares"); it != root.end()) {
+    const Path p = top.Key("quotaShares");
+    if (!it->is_array()) return r.TypeError(p, "an array", *it);
+    s.events.reserve(it->size() + event_reader.events().size());
+    for (size_t i = 0; i < it->size(); ++i) {
+      ScenarioEvent e;
+      QS_ASSIGN_OR_RETURN(e.request, AsCreateQuotaShare(r, (*it)[i], p.Index(i)));
+      e.path = absl::StrCat("quotaShares[", i, "]");
+      s.events.push_back(std::move(e));
+    }
+  }
+  if (auto it = root.find("events"); it != root.end() && !builder.streamed()) {
+    return r.TypeError(top.Key("events"), "an array", *it);
+  }
+  std::vector<ScenarioEvent>& events = event_reader.events();
+  auto by_time = [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.time < b.time; };
+  if (!std::is_sorted(events.begin(), events.end(), by_time)) {
+    std::stable_sort(events.begin(), events.end(), by_time);
+  }
+  s.events.reserve(s.events.size() + events.size());
+  std::move(events.begin(), events.end(), std::back_inserter(s.events));
+  s.submit_count = event_reader.submit_count();
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Model -> canonical JSON.
+
+std::string Dump(const OrderedJson& j) {
+  return j.dump(-1, ' ', /*ensure_ascii=*/false, OrderedJson::error_handler_t::replace);
+}
+
+OrderedJson SecondsJson(SimTime ms) {
+  if (ms % kMillisPerSecond == 0) return OrderedJson(ms / kMillisPerSecond);
+  return OrderedJson(static_cast<double>(ms) / static_cast<double>(kMillisPerSecond));
+}
+
+OrderedJson LimitsJson(const std::vector<CapacityLimit>& limits) {
+  OrderedJson out = OrderedJson::array();
+  for (const CapacityLimit& l : limits) {
+    OrderedJson e = OrderedJson::object();
+    e["capacityUnit"] = l.capacity_unit;
+    e["maxCapacity"] = l.max_capacity;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+template <typename T>
+void PutIf(OrderedJson& o, const char* key, const std::optional<T>& v) {
+  if (v) o[key] = *v;
+}
+
+template <typename Request>
+void PutShareConfig(OrderedJson& o, const Request& r) {
+  if (r.capacity_limits) o["capacityLimits"] = LimitsJson(*r.capacity_limits);
+  if (r.has_resource_sharing || r.strategy || r.borrow_limit) {
+    OrderedJson rsc = OrderedJson::object();
+    if (r.strategy) rsc["strategy"] = StrategyName(*r.strategy);
+    PutIf(rsc, "borrowLimit", r.borrow_limit);
+    o["resourceSharingConfiguration"] = std::move(rsc);
+  }
+  if (r.in_share_preemption) {
+    o["preemptionConfiguration"] = {{"inSharePreemption", ToggleName(*r.in_share_preemption)}};
+  }
+  if (r.state) o["state"] = ToggleName(*r.state);
+}
+
+OrderedJson RequestJson(const CreateQuotaShareRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "quotaShareName", r.quota_share_name);
+  PutIf(o, "jobQueue", r.job_queue);
+  PutShareConfig(o, r);
+  return o;
+}
+
+OrderedJson RequestJson(const UpdateQuotaShareRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "quotaShareArn", r.quota_share_arn);
+  PutShareConfig(o, r);
+  return o;
+}
+
+OrderedJson RequestJson(const UpdateServiceEnvironmentRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "serviceEnvironment", r.service_environment);
+  if (r.state) o["state"] = ToggleName(*r.state);
+  if (r.capacity_limits) o["capacityLimits"] = LimitsJson(*r.capacity_limits);
+  return o;
+}
+
+OrderedJson RequestJson(const SubmitServiceJobRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "jobName", r.job_name);
+  PutIf(o, "jobQueue", r.job_queue);
+  PutIf(o, "serviceJobType", r.service_job_type);
+  PutIf(o, "quotaShareName", r.quota_share_name);
+  PutIf(o, "shareIdentifier", r.share_identifier);
+  PutIf(o, "schedulingPriority", r.scheduling_priority);
+  if (r.retry_attempts) o["retryStrategy"] = {{"attempts", *r.retry_attempts}};
+  if (r.attempt_duration_seconds) {
+    o["timeoutConfig"] = {{"attemptDurationSeconds", *r.attempt_duration_seconds}};
+  }
+  if (r.preemption_retries) {
+    o["preemptionConfiguration"] = {{"preemptionRetriesBeforeTermination", *r.preemption_retries}};
+  }
+  if (r.payload_error.empty()) {
+    OrderedJson config = OrderedJson::object();
+    config["InstanceType"] = r.instance_type;
+    config["InstanceCount"] = r.instance_count;
+    o["serviceRequestPayload"] = {{"ResourceConfig", std::move(config)}};
+  } else if (r.payload_error != kPayloadRequired || !r.payload_raw.empty()) {
+    o["serviceRequestPayload"] = r.payload_raw;
+  }
+  return o;
+}
+
+OrderedJson RequestJson(const UpdateServiceJobRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "jobId", r.job_id);
+  PutIf(o, "schedulingPriority", r.scheduling_priority);
+  return o;
+}
+
+OrderedJson RequestJson(const TerminateServiceJobRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "jobId", r.job_id);
+  PutIf(o, "reason", r.reason);
+  return o;
+}
+
+OrderedJson RequestJson(const GetJobQueueSnapshotRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "jobQueue", r.job_queue);
+  return o;
+}
+
+OrderedJson EventJson(const ScenarioEvent& e) {
+  OrderedJson o = OrderedJson::object();
+  o["time"] = SecondsJson(e.time);
+  o["action"] = ActionName(e.request);
+  o["request"] = std::visit([](const auto& r) { return RequestJson(r); }, e.request);
+  if (const auto* submit = std::get_if<SubmitServiceJobRequest>(&e.request)) {
+    OrderedJson sim = OrderedJson::object();
+    sim["runSeconds"] = SecondsJson(submit->run_time);
+    sim["outcome"] = submit->outcome == JobOutcome::kSucceeded ? "SUCCEEDED" : "FAILED";
+    o["simulation"] = std::move(sim);
+  }
+  return o;
+}
+
+// k of a path "events[k]", or nullopt.
+std::optional<size_t> EventIndex(std::string_view path) {
+  constexpr std::string_view kPrefix = "events[";
+  if (path.size() <= kPrefix.size() + 1 || path.substr(0, kPrefix.size()) != kPrefix ||
+      path.back() != ']') {
+    return std::nullopt;
+  }
+  std::string_view digits = path.substr(kPrefix.size(), path.size() - kPrefix.size() - 1);
+  if (digits.size() > 18 || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
+  size_t k = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    k = k * 10 + static_cast<size_t>(c - '0');
+  }
+  return k;
+}
+
+void AppendArray(std::string& out, const char* key, const std::vector<std::string>& items,
+                 bool last) {
+  absl::StrAppend(&out, "  \"", key, "\": [");
+  for (size_t i = 0; i < items.size(); ++i) {
+    absl::StrAppend(&out, i == 0 ? "\n    " : ",\n    ", items[i]);
+  }
+  absl::StrAppend(&out, items.empty() ? "]" : "\n  ]", last ? "\n" : ",\n");
+}
+
+}  // namespace
+
+absl::StatusOr<Scenario> ParseScenario(std::string_view json_text, std::string_view source_name) {
+  try {
+    return ParseScenarioImpl(json_text, source_name);
+  } catch (const std::exception& e) {  // a bug, or out of memory: never crash the caller
+    return absl::InternalError(
+        absl::StrCat(Sv(source_name), ": internal error while parsing: ", Sanitize(e.what())));
+  }
+}
+
+absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return absl::NotFoundError(absl::StrCat(
+        path, ": cannot open scenario file: ", std::generic_category().message(errno)));
+  }
+  std::string text;
+  char buffer[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) text.append(buffer, n);
+  bool failed = std::ferror(f) != 0;
+  int error = errno;
+  std::fclose(f);
+  if (failed) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot read scenario file: ",
+                                            std::generic_category().message(error)));
+  }
+  return ParseScenario(text, path);
+}
+
+std::string ScenarioToJson(const Scenario& s) {
+  OrderedJson policy = OrderedJson::object();
+  policy["name"] = s.scheduling_policy.name;
+  if (s.scheduling_policy.has_quota_share_policy) {
+    policy["quotaSharePolicy"] = {{"idleResourceAssignmentStrategy", "FIFO"}};
+  }
+  if (s.scheduling_policy.has_fairshare_policy) policy["fairsharePolicy"] = OrderedJson::object();
+
+  OrderedJson environment = OrderedJson::object();
+  environment["serviceEnvironmentName"] = s.service_environment.name;
+  environment["serviceEnvironmentType"] = "SAGEMAKER_TRAINING";
+  environment["state"] = ToggleName(s.service_environment.state);
+  environment["capacityLimits"] = LimitsJson(s.service_environment.capacity_limits);
+
+  OrderedJson queue = OrderedJson::object();
+  queue["jobQueueName"] = s.job_queue.name;
+  queue["jobQueueType"] = "SAGEMAKER_TRAINING";
+  queue["priority"] = s.job_queue.priority;
+  OrderedJson actions = OrderedJson::array();
+  for (const JobStateTimeLimitAction& a : s.job_queue.time_limit_actions) {
+    OrderedJson e = OrderedJson::object();
+    e["reason"] = a.reason;
+    e["state"] = a.state;
+    e["maxTimeSeconds"] = a.max_time_seconds;
+    e["action"] = a.action;
+    actions.push_back(std::move(e));
+  }
+  queue["jobStateTimeLimitActions"] = std::move(actions);
+
+  const Knobs& k = s.knobs;
+  OrderedJson knobs = OrderedJson::object();
+  knobs["submitLatencySeconds"] = SecondsJson(k.submit_latency);
+  knobs["provisionSeconds"] = SecondsJson(k.provision);
+  knobs["downloadSeconds"] = SecondsJson(k.download);
+  knobs["schedulingIntervalSeconds"] = SecondsJson(k.scheduling_interval);
+  knobs["preemptionDrainSeconds"] = SecondsJson(k.preemption_drain);
+  knobs["shareOrder"] = ShareOrderName(k.share_order);
+  knobs["victimOrder"] = VictimOrderName(k.victim_order);
+  knobs["backfill"] = k.backfill;
+  knobs["unassignedCapacity"] = UnassignedCapacityName(k.unassigned_capacity);
+  if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
+
+  // Leading CreateQuotaShare events at time 0 from `quotaShares` go back there.
+  size_t shares = 0;
+  while (shares < s.events.size() && s.events[shares].time == 0 &&
+         std::holds_alternative<CreateQuotaShareRequest>(s.events[shares].request) &&
+         s.events[shares].path.rfind("quotaShares[", 0) == 0) {
+    ++shares;
+  }
+  std::vector<std::string> share_lines;
+  share_lines.reserve(shares);
+  for (size_t i = 0; i < shares; ++i) {
+    share_lines.push_back(Dump(RequestJson(std::get<CreateQuotaShareRequest>(s.events[i].request))));
+  }
+  // The other events in file order when their paths are a permutation of
+  // events[0..m-1] (so that re-parsing gives the same paths and order).
+  const size_t m = s.events.size() - shares;
+  std::vector<const ScenarioEvent*> order(m, nullptr);
+  bool permutation = true;
+  for (size_t i = 0; i < m && permutation; ++i) {
+    std::optional<size_t> k_index = EventIndex(s.events[shares + i].path);
+    if (!k_index || *k_index >= m || order[*k_index] != nullptr) {
+      permutation = false;
+    } else {
+      order[*k_index] = &s.events[shares + i];
+    }
+  }
+  if (!permutation) {
+    for (size_t i = 0; i < m; ++i) order[i] = &s.events[shares + i];
+  }
+  std::vector<std::string> event_lines;
+  event_lines.reserve(m);
+  for (const ScenarioEvent* e : order) event_lines.push_back(Dump(EventJson(*e)));
+
+  std::string out = "{\n";
+  absl::StrAppend(&out, "  \"schedulingPolicy\": ", Dump(policy), ",\n");
+  absl::StrAppend(&out, "  \"serviceEnvironment\": ", Dump(environment), ",\n");
+  absl::StrAppend(&out, "  \"jobQueue\": ", Dump(queue), ",\n");
+  AppendArray(out, "quotaShares", share_lines, /*last=*/false);
+  absl::StrAppend(&out, "  \"simulation\": ", Dump(knobs), ",\n");
+  AppendArray(out, "events", event_lines, /*last=*/true);
+  out += "}\n";
+  return out;
+}
+
+}  // namespace qs
