@@ -36,7 +36,7 @@ bool IsMisconfigReason(std::string_view r) { return r.rfind("MISCONFIGURATION:",
 // Construction
 
 Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options)
-    : sc_(scenario), sink_(sink), opt_(options), knobs_(scenario.knobs) {
+    : sc_(scenario), sink_(sink), opt_(options), knobs_(options.knobs.value_or(scenario.knobs)) {
   // Intern every capacity unit the scenario can mention; ids follow name order
   // so that "units by name" is "units by id".
   std::vector<std::string_view> names;

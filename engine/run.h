@@ -22,6 +22,7 @@
 #define QS_ENGINE_RUN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct RunOptions {
   // check invariants 5 and 6 after every pass (O(jobs) per event: tests and
   // fuzzers only).
   bool full_invariant_check = false;
+  // Knobs to use instead of the scenario's own (`quotasim sweep` runs one
+  // scenario under many knob settings without copying it). Fast engine only.
+  std::optional<Knobs> knobs;
 };
 
 struct RunStats {

@@ -16,6 +16,8 @@ inline constexpr int kExitInvalidDocument = 2;
 
 int RunCommand(const std::vector<std::string>& args);       // run_command.cc
 int ValidateCommand(const std::vector<std::string>& args);  // run_command.cc
+int GenCommand(const std::vector<std::string>& args);       // gen_command.cc
+int SweepCommand(const std::vector<std::string>& args);     // sweep_command.cc
 
 }  // namespace qs
 

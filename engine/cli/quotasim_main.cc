@@ -21,6 +21,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", "simulate a scenario (.json) and write its event log and summary", qs::RunCommand},
     {"validate", "check a scenario document only", qs::ValidateCommand},
+    {"gen", "generate a seeded synthetic workload (.json or .qsb)", qs::GenCommand},
+    {"sweep", "run many (scenario x knob) variants in parallel", qs::SweepCommand},
 };
 
 void PrintUsage(std::ostream& os) {

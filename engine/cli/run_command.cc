@@ -9,6 +9,7 @@
 #include "boost/program_options.hpp"
 #include "engine/cli/commands.h"
 #include "engine/event_log.h"
+#include "engine/gen/qsb.h"
 #include "engine/run.h"
 #include "engine/scenario_json.h"
 #include "engine/summary.h"
@@ -51,7 +52,7 @@ class RejectionReporter : public LogSink {
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& args) {
-  po::options_description opts("quotasim run SCENARIO.json [options]");
+  po::options_description opts("quotasim run SCENARIO.json|SCENARIO.qsb [options]");
   std::string scenario_path, events_path, summary_path, engine_name = "fast";
   int threads = 0;
   opts.add_options()("help,h", "show this help")(
@@ -102,7 +103,7 @@ int RunCommand(const std::vector<std::string>& args) {
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(workers));
 
-  absl::StatusOr<Scenario> scenario = LoadScenarioFile(scenario_path);
+  absl::StatusOr<Scenario> scenario = gen::LoadAnyScenarioFile(scenario_path);
   if (!scenario.ok()) {
     std::cerr << "quotasim: " << scenario.status().message() << "\n";
     return scenario.status().code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument
@@ -163,7 +164,7 @@ int ValidateCommand(const std::vector<std::string>& args) {
                  "first problem with its JSON path (exit 2), or prints a one-line summary (exit 0).\n";
     return args.empty() ? kExitError : kExitOk;
   }
-  absl::StatusOr<Scenario> scenario = LoadScenarioFile(args[0]);
+  absl::StatusOr<Scenario> scenario = gen::LoadAnyScenarioFile(args[0]);
   if (!scenario.ok()) {
     std::cerr << "quotasim: " << scenario.status().message() << "\n";
     return scenario.status().code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument

@@ -1,0 +1,90 @@
+// `quotasim gen`: seeded synthetic workloads (engine/gen/generator.h).
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "boost/program_options.hpp"
+#include "engine/cli/commands.h"
+#include "engine/gen/generator.h"
+#include "engine/gen/qsb.h"
+#include "engine/scenario_json.h"
+#include "oneapi/tbb/global_control.h"
+#include "oneapi/tbb/info.h"
+
+namespace po = boost::program_options;
+
+namespace qs {
+
+int GenCommand(const std::vector<std::string>& args) {
+  gen::GenOptions o;
+  std::string out;
+  int threads = 0;
+  bool no_preemption = false;
+  po::options_description opts("quotasim gen --jobs N --out FILE [options]");
+  opts.add_options()("help,h", "show this help")(
+      "jobs", po::value<int64_t>(&o.jobs)->default_value(o.jobs), "job submissions (1 .. 100000000)")(
+      "shares", po::value<int>(&o.shares)->default_value(o.shares), "quota shares (1 .. 20)")(
+      "units", po::value<int>(&o.units)->default_value(o.units), "GPU instance types (1 .. 5)")(
+      "seed", po::value<uint64_t>(&o.seed)->default_value(o.seed), "random seed")(
+      "load", po::value<double>(&o.load)->default_value(o.load), "offered load (instance-time / capacity)")(
+      "median-run-seconds", po::value<double>(&o.median_run_seconds)->default_value(o.median_run_seconds),
+      "median run time (lognormal, sigma 1.6)")(
+      "max-run-seconds", po::value<double>(&o.max_run_seconds)->default_value(o.max_run_seconds),
+      "run-time cap")("priority-updates", po::value<double>(&o.priority_update_fraction)
+                                          ->default_value(o.priority_update_fraction),
+                      "fraction of jobs whose priority is updated later")(
+      "terminations", po::value<double>(&o.terminate_fraction)->default_value(o.terminate_fraction),
+      "fraction of jobs terminated")("limit-changes", po::value<int>(&o.limit_changes)->default_value(o.limit_changes),
+                                     "UpdateQuotaShare events over the span")(
+      "no-preemption", po::bool_switch(&no_preemption), "only RESERVE/LEND shares, in-share preemption off")(
+      "threads", po::value<int>(&threads)->default_value(0), "worker threads (0 = all cores); output never depends on it")(
+      "out", po::value<std::string>(&out), "output file: .json (scenario format) or .qsb (compact binary)");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "quotasim gen: " << e.what() << "\n" << opts;
+    return kExitError;
+  }
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kExitOk;
+  }
+  if (out.empty()) {
+    std::cerr << "quotasim gen: --out FILE is required\n" << opts;
+    return kExitError;
+  }
+  if (threads < 0) {
+    std::cerr << "quotasim gen: --threads must be >= 0\n";
+    return kExitError;
+  }
+  o.preemption = !no_preemption;
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
+                                  static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
+  absl::StatusOr<Scenario> sc = gen::Generate(o);
+  if (!sc.ok()) {
+    std::cerr << "quotasim gen: " << sc.status().message() << "\n";
+    return kExitError;
+  }
+  const bool qsb = out.size() >= 4 && out.compare(out.size() - 4, 4, ".qsb") == 0;
+  if (qsb) {
+    if (absl::Status s = gen::WriteQsbFile(*sc, out); !s.ok()) {
+      std::cerr << "quotasim gen: " << s.message() << "\n";
+      return kExitError;
+    }
+  } else {
+    std::ofstream f(out, std::ios::binary | std::ios::trunc);
+    f << ScenarioToJson(*sc);
+    if (!f) {
+      std::cerr << "quotasim gen: cannot write " << out << "\n";
+      return kExitError;
+    }
+  }
+  std::cerr << "quotasim gen: wrote " << o.jobs << " jobs, " << o.shares << " shares, " << o.units
+            << " instance types to " << out << "\n";
+  return kExitOk;
+}
+
+}  // namespace qs

@@ -1,0 +1,255 @@
+// `quotasim sweep`: many (scenario x knob) variants in parallel.
+//
+//   quotasim sweep A.json [B.qsb ...] --vary preemptionDrainSeconds=0,20,60
+//                  --vary shareOrder=UNDER_LIMIT_FIRST,ROUND_ROBIN --out DIR
+//
+// Every combination of the --vary values is run on every scenario with the
+// fast engine. Variants run in parallel under oneTBB, each writing its own
+// slot; files are written afterwards in variant order, so the output is the
+// same bytes whatever --threads is, and the same as running each variant
+// alone with `quotasim run`. Writes DIR/<scenario>__<variant>.summary.json
+// and DIR/sweep.csv (one row per variant). --shard K/N runs every N-th
+// variant starting at K (defaults from AWS Batch / Slurm / Kubernetes
+// job-array variables) so a sweep can span machines.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "boost/program_options.hpp"
+#include "engine/cli/commands.h"
+#include "engine/gen/qsb.h"
+#include "engine/run.h"
+#include "engine/summary.h"
+#include "oneapi/tbb/global_control.h"
+#include "oneapi/tbb/info.h"
+#include "oneapi/tbb/parallel_for.h"
+
+namespace po = boost::program_options;
+
+namespace qs {
+namespace {
+
+struct Axis {
+  std::string knob;
+  std::vector<std::string> values;
+};
+
+// Applies knob=value to `k`; returns an error message or "".
+std::string ApplyKnob(Knobs& k, const std::string& knob, const std::string& value) {
+  auto seconds = [&](SimTime& out) -> std::string {
+    double v;
+    if (!absl::SimpleAtod(value, &v) || !(v >= 0 && v <= 1e12)) return "expected seconds in [0, 1e12]";
+    out = static_cast<SimTime>(std::llround(v * 1000));
+    return "";
+  };
+  if (knob == "submitLatencySeconds") return seconds(k.submit_latency);
+  if (knob == "provisionSeconds") return seconds(k.provision);
+  if (knob == "downloadSeconds") return seconds(k.download);
+  if (knob == "schedulingIntervalSeconds") return seconds(k.scheduling_interval);
+  if (knob == "preemptionDrainSeconds") return seconds(k.preemption_drain);
+  if (knob == "horizonSeconds") {
+    SimTime h;
+    std::string e = seconds(h);
+    if (e.empty()) k.horizon = h;
+    return e;
+  }
+  if (knob == "shareOrder") {
+    for (ShareOrder o : {ShareOrder::kUnderLimitFirst, ShareOrder::kRoundRobin, ShareOrder::kDeclaration}) {
+      if (value == ShareOrderName(o)) {
+        k.share_order = o;
+        return "";
+      }
+    }
+    return "expected UNDER_LIMIT_FIRST, ROUND_ROBIN or DECLARATION";
+  }
+  if (knob == "victimOrder") {
+    for (VictimOrder o : {VictimOrder::kPriorityThenNewest, VictimOrder::kMostBorrowedFirst}) {
+      if (value == VictimOrderName(o)) {
+        k.victim_order = o;
+        return "";
+      }
+    }
+    return "expected PRIORITY_THEN_NEWEST or MOST_BORROWED_FIRST";
+  }
+  if (knob == "unassignedCapacity") {
+    if (value == "UNUSED") k.unassigned_capacity = UnassignedCapacity::kUnused;
+    else if (value == "LENDABLE") k.unassigned_capacity = UnassignedCapacity::kLendable;
+    else return "expected UNUSED or LENDABLE";
+    return "";
+  }
+  if (knob == "backfill") {
+    if (value == "true") k.backfill = true;
+    else if (value == "false") k.backfill = false;
+    else return "expected true or false";
+    return "";
+  }
+  return "unknown knob (see the simulation knobs of the scenario format)";
+}
+
+bool ParseShard(const std::string& text, int64_t* k, int64_t* n) {
+  std::vector<std::string> parts = absl::StrSplit(text, '/');
+  return parts.size() == 2 && absl::SimpleAtoi(parts[0], k) && absl::SimpleAtoi(parts[1], n) && *n >= 1 &&
+         *k >= 0 && *k < *n;
+}
+
+// K/N from job-array environment variables, or "" when none is set.
+std::string ShardFromEnvironment() {
+  auto get = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+  };
+  if (!get("AWS_BATCH_JOB_ARRAY_INDEX").empty() && !get("AWS_BATCH_JOB_ARRAY_SIZE").empty()) {
+    return get("AWS_BATCH_JOB_ARRAY_INDEX") + "/" + get("AWS_BATCH_JOB_ARRAY_SIZE");
+  }
+  if (!get("SLURM_ARRAY_TASK_ID").empty() && !get("SLURM_ARRAY_TASK_COUNT").empty()) {
+    return get("SLURM_ARRAY_TASK_ID") + "/" + get("SLURM_ARRAY_TASK_COUNT");
+  }
+  return "";
+}
+
+}  // namespace
+
+int SweepCommand(const std::vector<std::string>& args) {
+  std::vector<std::string> scenarios, vary;
+  std::string out_dir, shard;
+  int threads = 0;
+  po::options_description opts("quotasim sweep SCENARIO... --vary knob=v1,v2 [--vary ...] --out DIR");
+  opts.add_options()("help,h", "show this help")(
+      "vary", po::value<std::vector<std::string>>(&vary), "a knob and its values, e.g. shareOrder=ROUND_ROBIN,DECLARATION")(
+      "out", po::value<std::string>(&out_dir), "output directory")(
+      "threads", po::value<int>(&threads)->default_value(0), "worker threads (0 = all cores); output never depends on it")(
+      "shard", po::value<std::string>(&shard), "K/N: run variants K, K+N, K+2N, ... (default from job-array variables)");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value<std::vector<std::string>>(&scenarios));
+  po::positional_options_description pos;
+  pos.add("scenario", -1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "quotasim sweep: " << e.what() << "\n" << opts;
+    return kExitError;
+  }
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kExitOk;
+  }
+  if (scenarios.empty() || out_dir.empty()) {
+    std::cerr << "quotasim sweep: SCENARIO and --out are required\n" << opts;
+    return kExitError;
+  }
+  if (shard.empty()) shard = ShardFromEnvironment();
+  int64_t shard_k = 0, shard_n = 1;
+  if (!shard.empty() && !ParseShard(shard, &shard_k, &shard_n)) {
+    std::cerr << "quotasim sweep: --shard must be K/N with 0 <= K < N, got '" << shard << "'\n";
+    return kExitError;
+  }
+  std::vector<Axis> axes;
+  for (const std::string& v : vary) {
+    const size_t eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
+      std::cerr << "quotasim sweep: --vary expects knob=v1,v2,..., got '" << v << "'\n";
+      return kExitError;
+    }
+    Axis a{v.substr(0, eq), absl::StrSplit(v.substr(eq + 1), ',')};
+    Knobs probe;
+    for (const std::string& value : a.values) {
+      if (std::string e = ApplyKnob(probe, a.knob, value); !e.empty()) {
+        std::cerr << "quotasim sweep: --vary " << a.knob << "=" << value << ": " << e << "\n";
+        return kExitError;
+      }
+    }
+    axes.push_back(std::move(a));
+  }
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
+                                  static_cast<size_t>(threads <= 0 ? tbb::info::default_concurrency() : threads));
+  std::vector<Scenario> loaded;
+  for (const std::string& path : scenarios) {
+    absl::StatusOr<Scenario> sc = gen::LoadAnyScenarioFile(path);
+    if (!sc.ok()) {
+      std::cerr << "quotasim: " << sc.status().message() << "\n";
+      return sc.status().code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
+    }
+    loaded.push_back(*std::move(sc));
+  }
+  // Variants: scenario-major, then the cartesian product of the axes with the
+  // last axis varying fastest.
+  struct Variant {
+    size_t scenario;
+    Knobs knobs;
+    std::string name;
+  };
+  std::vector<Variant> variants;
+  size_t combos = 1;
+  for (const Axis& a : axes) combos *= a.values.size();
+  for (size_t s = 0; s < loaded.size(); ++s) {
+    for (size_t c = 0; c < combos; ++c) {
+      Variant v{s, loaded[s].knobs, std::filesystem::path(scenarios[s]).stem().string()};
+      size_t rest = c;
+      std::vector<std::string> parts;
+      for (size_t ai = axes.size(); ai-- > 0;) {
+        const Axis& a = axes[ai];
+        const std::string& value = a.values[rest % a.values.size()];
+        rest /= a.values.size();
+        ApplyKnob(v.knobs, a.knob, value);
+        parts.insert(parts.begin(), a.knob + "=" + value);
+      }
+      for (const std::string& p : parts) v.name += "__" + p;
+      variants.push_back(std::move(v));
+    }
+  }
+  std::vector<size_t> mine;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    if (static_cast<int64_t>(i) % shard_n == shard_k) mine.push_back(i);
+  }
+  std::vector<std::string> summaries(mine.size());
+  std::vector<Summary> results(mine.size());
+  tbb::parallel_for(size_t{0}, mine.size(), [&](size_t slot) {
+    const Variant& v = variants[mine[slot]];
+    SummaryBuilder b;
+    RunOptions o;
+    o.check_invariants = true;
+    o.knobs = v.knobs;
+    RunStats stats = RunFastEngine(loaded[v.scenario], b, o);
+    results[slot] = b.Build(stats.invariant_violations);
+    summaries[slot] = SummaryToJson(results[slot]);
+  });
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  std::ofstream csv(std::filesystem::path(out_dir) / (shard_n > 1 ? absl::StrCat("sweep.shard-", shard_k, "-of-", shard_n, ".csv") : std::string("sweep.csv")));
+  csv << "variant,jobs_submitted,jobs_succeeded,jobs_failed,jobs_unfinished,wait_p50_s,wait_p95_s,wait_p99_s,"
+         "preemptions_cross,preemptions_in,work_lost_instance_s,reclaim_p99_s,invariant_violations\n";
+  for (size_t slot = 0; slot < mine.size(); ++slot) {
+    const Variant& v = variants[mine[slot]];
+    std::ofstream f(std::filesystem::path(out_dir) / (v.name + ".summary.json"), std::ios::binary | std::ios::trunc);
+    f << summaries[slot];
+    const Summary& r = results[slot];
+    const ShareSummary& t = r.total;
+    csv << v.name << "," << t.submitted << "," << t.succeeded << "," << t.failed << "," << t.unfinished << ","
+        << FormatSeconds(t.wait.p50) << "," << FormatSeconds(t.wait.p95) << "," << FormatSeconds(t.wait.p99) << ","
+        << t.preempted_cross << "," << t.preempted_in << "," << FormatSeconds(t.work_lost_instance_ms) << ","
+        << FormatSeconds(t.reclaim.p99) << "," << r.invariant_violations << "\n";
+    if (!f) {
+      std::cerr << "quotasim sweep: cannot write into " << out_dir << "\n";
+      return kExitError;
+    }
+  }
+  if (!csv) {
+    std::cerr << "quotasim sweep: cannot write into " << out_dir << "\n";
+    return kExitError;
+  }
+  std::cout << "quotasim sweep: " << mine.size() << " of " << variants.size() << " variants written to " << out_dir
+            << "\n";
+  return kExitOk;
+}
+
+}  // namespace qs

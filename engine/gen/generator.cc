@@ -1,0 +1,296 @@
+#include "engine/gen/generator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/partitioner.h"
+
+namespace qs::gen {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kDay = 86400.0;
+const char* const kUnitNames[] = {"ml.p4d.24xlarge", "ml.p5.48xlarge", "ml.g5.48xlarge", "ml.g6.48xlarge",
+                                  "ml.g5.12xlarge"};
+constexpr int64_t kInstanceCounts[] = {1, 2, 4, 8, 16};
+constexpr int kInstanceWeights[] = {60, 15, 12, 9, 4};  // percent
+
+// Our own distributions on top of the raw 64-bit engine, so results do not
+// depend on the standard library's implementation.
+class Rng {
+ public:
+  Rng(uint64_t seed, uint64_t stream) : g_(seed * 0x9E3779B97F4A7C15ULL ^ (stream + 1) * 0xBF58476D1CE4E5B9ULL) {}
+  double Uniform() { return static_cast<double>(g_() >> 11) * (1.0 / 9007199254740992.0); }  // [0,1)
+  double OpenUniform() { return (static_cast<double>(g_() >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+  int64_t Below(int64_t n) { return static_cast<int64_t>(g_() % static_cast<uint64_t>(n)); }
+  double Exponential() { return -std::log(OpenUniform()); }
+  double Normal() {  // Box-Muller, one value per call
+    return std::sqrt(-2.0 * std::log(OpenUniform())) * std::cos(2.0 * kPi * Uniform());
+  }
+  // Index drawn with probability proportional to weights.
+  int Weighted(const std::vector<double>& cumulative) {
+    const double x = Uniform() * cumulative.back();
+    return static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), x) - cumulative.begin());
+  }
+
+ private:
+  std::mt19937_64 g_;
+};
+
+std::vector<double> Cumulative(const std::vector<double>& w) {
+  std::vector<double> c(w.size());
+  std::partial_sum(w.begin(), w.end(), c.begin());
+  return c;
+}
+
+// Cumulative intensity of the diurnal process, per unit base rate:
+// L(t) = t + a*P/(2 pi) * (1 - cos(2 pi t / P)). Monotone for a < 1.
+double Lambda(double t, double a) { return t + a * kDay / (2 * kPi) * (1 - std::cos(2 * kPi * t / kDay)); }
+
+// Inverse of Lambda by Newton's method from t = x (|Lambda(t) - t| <= a P / pi).
+double InverseLambda(double x, double a) {
+  double t = x;
+  for (int i = 0; i < 40; ++i) {
+    const double f = Lambda(t, a) - x;
+    const double df = 1 + a * std::sin(2 * kPi * t / kDay);
+    const double step = f / std::max(df, 1e-3);
+    t -= step;
+    if (std::fabs(step) < 1e-6) break;
+  }
+  return t;
+}
+
+SimTime Ms(double seconds) { return static_cast<SimTime>(std::llround(seconds * 1000.0)); }
+
+struct GenJob {
+  double op_time;  // arrival in "operational" time (homogeneous process)
+  SimTime arrival = 0;
+  int share = 0;
+  int unit = 0;
+  int64_t count = 1;
+  SimTime run = 0;
+  int priority = 0;
+  bool failed = false;
+  // Follow-up requests: -1 = none, else offset after arrival.
+  SimTime update_after = -1;
+  int new_priority = 0;
+  SimTime terminate_after = -1;
+};
+
+}  // namespace
+
+absl::Status ValidateGenOptions(const GenOptions& o) {
+  if (o.jobs < 1 || o.jobs > kMaxJobs) return absl::InvalidArgumentError("--jobs must be between 1 and 100000000");
+  if (o.shares < 1 || o.shares > 20) return absl::InvalidArgumentError("--shares must be between 1 and 20");
+  if (o.units < 1 || o.units > 5) return absl::InvalidArgumentError("--units must be between 1 and 5");
+  if (!(o.load > 0 && o.load <= 10)) return absl::InvalidArgumentError("--load must be in (0, 10]");
+  if (!(o.median_run_seconds >= 1 && o.median_run_seconds <= 1e7)) {
+    return absl::InvalidArgumentError("--median-run-seconds must be in [1, 1e7]");
+  }
+  if (!(o.max_run_seconds >= o.median_run_seconds && o.max_run_seconds <= 1e8)) {
+    return absl::InvalidArgumentError("--max-run-seconds must be in [median, 1e8]");
+  }
+  if (!(o.diurnal_amplitude >= 0 && o.diurnal_amplitude < 1)) {
+    return absl::InvalidArgumentError("diurnal amplitude must be in [0, 1)");
+  }
+  if (!(o.burst_fraction >= 0 && o.burst_fraction <= 1) || !(o.priority_update_fraction >= 0 && o.priority_update_fraction <= 1) ||
+      !(o.terminate_fraction >= 0 && o.terminate_fraction <= 1)) {
+    return absl::InvalidArgumentError("fractions must be in [0, 1]");
+  }
+  if (o.limit_changes < 0 || o.limit_changes > 1000) return absl::InvalidArgumentError("--limit-changes must be in [0, 1000]");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Scenario> Generate(const GenOptions& o) {
+  if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
+  Scenario sc;
+  sc.source = absl::StrCat("gen(seed=", o.seed, ",jobs=", o.jobs, ")");
+  sc.scheduling_policy.name = "quota-policy";
+  sc.scheduling_policy.has_quota_share_policy = true;
+  sc.service_environment.name = "gen-se";
+  sc.job_queue.name = "gen-queue";
+  sc.job_queue.priority = 1;
+
+  // --- Configuration: environment and shares (stream 0). ---
+  Rng cfg(o.seed, 0);
+  const int64_t per_share = 16;
+  std::vector<std::vector<int64_t>> limit(static_cast<size_t>(o.shares), std::vector<int64_t>(static_cast<size_t>(o.units), 0));
+  std::vector<std::vector<int>> share_units(static_cast<size_t>(o.shares));
+  for (int s = 0; s < o.shares; ++s) {
+    for (int u = 0; u < o.units; ++u) {
+      if (u == s % o.units || cfg.Below(100) < 50) {
+        limit[s][u] = per_share * (1 + cfg.Below(3));  // 16, 32 or 48
+        share_units[s].push_back(u);
+      }
+    }
+  }
+  for (int u = 0; u < o.units; ++u) {
+    int64_t sum = 0;
+    for (int s = 0; s < o.shares; ++s) sum += limit[s][u];
+    // The environment covers 90-110% of the limits: sometimes oversubscribed.
+    sc.service_environment.capacity_limits.push_back({kUnitNames[u], std::max<int64_t>(16, sum * (90 + cfg.Below(21)) / 100)});
+  }
+  std::vector<std::string> share_names;
+  for (int s = 0; s < o.shares; ++s) {
+    CreateQuotaShareRequest r;
+    r.quota_share_name = absl::StrCat("team-", s);
+    share_names.push_back(*r.quota_share_name);
+    std::vector<CapacityLimit> cl;
+    for (int u : share_units[s]) cl.push_back({kUnitNames[u], limit[s][u]});
+    r.capacity_limits = std::move(cl);
+    r.has_resource_sharing = true;
+    const int64_t kind = cfg.Below(4);
+    if (!o.preemption) {
+      r.strategy = kind == 0 ? Strategy::kReserve : Strategy::kLend;
+    } else {
+      r.strategy = kind == 0 ? Strategy::kReserve : kind == 1 ? Strategy::kLend : Strategy::kLendAndBorrow;
+      if (*r.strategy == Strategy::kLendAndBorrow) {
+        const int64_t limits[] = {-1, 0, 50, 100, 200};
+        r.borrow_limit = limits[cfg.Below(5)];
+      }
+    }
+    r.in_share_preemption = o.preemption && cfg.Below(2) == 0 ? Toggle::kEnabled : Toggle::kDisabled;
+    ScenarioEvent ev;
+    ev.path = absl::StrCat("quotaShares[", s, "]");
+    ev.request = std::move(r);
+    sc.events.push_back(std::move(ev));
+  }
+  // Skewed team sizes (Zipf-like 1/(s+1)) and instance-type popularity.
+  std::vector<double> share_w;
+  for (int s = 0; s < o.shares; ++s) share_w.push_back(1.0 / (s + 1));
+  const std::vector<double> share_cum = Cumulative(share_w);
+  std::vector<double> count_w(std::begin(kInstanceWeights), std::end(kInstanceWeights));
+  const std::vector<double> count_cum = Cumulative(count_w);
+
+  // Arrival rate from the offered load.
+  double capacity = 0;
+  for (const CapacityLimit& c : sc.service_environment.capacity_limits) capacity += static_cast<double>(c.max_capacity);
+  const double sigma = 1.6;
+  const double mean_run = std::min(o.max_run_seconds, o.median_run_seconds * std::exp(sigma * sigma / 2));
+  double mean_count = 0;
+  for (size_t i = 0; i < count_w.size(); ++i) mean_count += static_cast<double>(kInstanceCounts[i]) * count_w[i] / 100.0;
+  const double rate = o.load * capacity / (mean_count * mean_run);  // jobs per second
+
+  // --- Jobs, in parallel blocks (stream 1 + block). ---
+  const int64_t n = o.jobs;
+  const int64_t nblocks = (n + kBlockJobs - 1) / kBlockJobs;
+  std::vector<GenJob> jobs(static_cast<size_t>(n));
+  std::vector<double> block_span(static_cast<size_t>(nblocks));
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, nblocks, 1), [&](const tbb::blocked_range<int64_t>& range) {
+    for (int64_t b = range.begin(); b != range.end(); ++b) {
+      Rng rng(o.seed, 1 + static_cast<uint64_t>(b));
+      const bool burst = rng.Uniform() < o.burst_fraction;
+      double t = 0;
+      const int64_t end = std::min(n, (b + 1) * kBlockJobs);
+      for (int64_t i = b * kBlockJobs; i < end; ++i) {
+        GenJob& j = jobs[static_cast<size_t>(i)];
+        t += rng.Exponential() / rate * (burst ? 0.1 : 1.0);
+        j.op_time = t;
+        j.share = rng.Weighted(share_cum);
+        const std::vector<int>& units = share_units[static_cast<size_t>(j.share)];
+        j.unit = units[static_cast<size_t>(rng.Below(static_cast<int64_t>(units.size())))];
+        j.count = kInstanceCounts[rng.Weighted(count_cum)];
+        j.count = std::min(j.count, limit[j.share][j.unit]);
+        const double run = std::min(o.max_run_seconds, o.median_run_seconds * std::exp(sigma * rng.Normal()));
+        j.run = Ms(std::max(1.0, run));
+        j.priority = static_cast<int>(std::min<int64_t>(9, rng.Below(4) + rng.Below(4) + rng.Below(3)));
+        j.failed = rng.Uniform() < 0.02;
+        if (rng.Uniform() < o.priority_update_fraction) {
+          j.update_after = Ms(rng.Uniform() * 7200);
+          j.new_priority = static_cast<int>(rng.Below(10));
+        }
+        if (rng.Uniform() < o.terminate_fraction) j.terminate_after = Ms(rng.Uniform() * 3600);
+      }
+      block_span[static_cast<size_t>(b)] = t;
+    }
+  }, tbb::simple_partitioner());
+  std::vector<double> offset(static_cast<size_t>(nblocks), 0);
+  for (int64_t b = 1; b < nblocks; ++b) offset[b] = offset[b - 1] + block_span[b - 1];
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, kBlockJobs), [&](const tbb::blocked_range<int64_t>& range) {
+    for (int64_t i = range.begin(); i != range.end(); ++i) {
+      GenJob& j = jobs[static_cast<size_t>(i)];
+      // Operational time -> wall time through the diurnal intensity.
+      j.arrival = Ms(InverseLambda(j.op_time + offset[static_cast<size_t>(i / kBlockJobs)], o.diurnal_amplitude));
+    }
+  }, tbb::simple_partitioner());
+  // Rounding to milliseconds keeps the order (InverseLambda is monotone).
+  for (int64_t i = 1; i < n; ++i) jobs[i].arrival = std::max(jobs[i].arrival, jobs[i - 1].arrival);
+  const SimTime span = jobs.back().arrival;
+
+  // --- Events: submissions, follow-ups and limit changes, merged by time. ---
+  struct Extra {
+    SimTime time;
+    int64_t key;  // tie-break: job index * 2 + kind, limit changes after
+    Request request;
+  };
+  std::vector<Extra> extras;
+  for (int64_t i = 0; i < n; ++i) {
+    const GenJob& j = jobs[static_cast<size_t>(i)];
+    if (j.update_after >= 0) {
+      UpdateServiceJobRequest r;
+      r.job_id = absl::StrCat("j", i);
+      r.scheduling_priority = j.new_priority;
+      extras.push_back({j.arrival + j.update_after, i * 2, std::move(r)});
+    }
+    if (j.terminate_after >= 0) {
+      TerminateServiceJobRequest r;
+      r.job_id = absl::StrCat("j", i);
+      r.reason = "cancelled by user (synthetic)";
+      extras.push_back({j.arrival + j.terminate_after, i * 2 + 1, std::move(r)});
+    }
+  }
+  for (int c = 0; c < o.limit_changes; ++c) {
+    const int s = static_cast<int>(cfg.Below(o.shares));
+    UpdateQuotaShareRequest r;
+    r.quota_share_arn = share_names[static_cast<size_t>(s)];
+    std::vector<CapacityLimit> cl;
+    for (int u : share_units[static_cast<size_t>(s)]) {
+      cl.push_back({kUnitNames[u], std::max<int64_t>(16, limit[s][u] * (50 + cfg.Below(101)) / 100)});
+    }
+    r.capacity_limits = std::move(cl);
+    extras.push_back({span * (c + 1) / (o.limit_changes + 1), 2 * n + c, std::move(r)});
+  }
+  std::sort(extras.begin(), extras.end(), [](const Extra& a, const Extra& b) {
+    return a.time != b.time ? a.time < b.time : a.key < b.key;
+  });
+
+  sc.events.reserve(sc.events.size() + static_cast<size_t>(n) + extras.size());
+  size_t k = 0;
+  int64_t index = 0;
+  auto push = [&](SimTime t, Request r) {
+    ScenarioEvent ev;
+    ev.time = t;
+    ev.path = absl::StrCat("events[", index++, "]");
+    ev.request = std::move(r);
+    sc.events.push_back(std::move(ev));
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    const GenJob& j = jobs[static_cast<size_t>(i)];
+    while (k < extras.size() && extras[k].time < j.arrival) {
+      push(extras[k].time, std::move(extras[k].request));
+      ++k;
+    }
+    SubmitServiceJobRequest r;
+    r.job_name = absl::StrCat("j", i);
+    r.quota_share_name = share_names[static_cast<size_t>(j.share)];
+    r.scheduling_priority = j.priority;
+    r.instance_type = kUnitNames[j.unit];
+    r.instance_count = j.count;
+    r.run_time = j.run;
+    r.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
+    if (j.failed) r.retry_attempts = 2;
+    push(j.arrival, std::move(r));
+  }
+  for (; k < extras.size(); ++k) push(extras[k].time, std::move(extras[k].request));
+  sc.submit_count = n;
+  return sc;
+}
+
+}  // namespace qs::gen

@@ -1,0 +1,457 @@
+#include "engine/gen/qsb.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "engine/scenario_json.h"
+#include "engine/util/strings.h"
+
+namespace qs::gen {
+namespace {
+
+constexpr char kMagic[4] = {'Q', 'S', 'B', '1'};
+constexpr size_t kHeaderBytes = 4 + 4 + 8 + 8;
+constexpr int64_t kInt32Max = 2147483647;
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+class Writer {
+ public:
+  void U(uint64_t v) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  }
+  void I(int64_t v) { U((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void B(bool b) { out.push_back(b ? 1 : 0); }
+  void S(std::string_view s) {
+    U(s.size());
+    out.append(s);
+  }
+  void OS(const std::optional<std::string>& s) {
+    B(s.has_value());
+    if (s) S(*s);
+  }
+  void OI(const std::optional<int64_t>& v) {
+    B(v.has_value());
+    if (v) I(*v);
+  }
+  template <typename E>
+  void E8(E e) {
+    out.push_back(static_cast<char>(e));
+  }
+  template <typename E>
+  void OE(const std::optional<E>& e) {
+    B(e.has_value());
+    if (e) E8(*e);
+  }
+  void Limits(const std::vector<CapacityLimit>& l) {
+    U(l.size());
+    for (const CapacityLimit& c : l) {
+      S(c.capacity_unit);
+      I(c.max_capacity);
+    }
+  }
+  void OLimits(const std::optional<std::vector<CapacityLimit>>& l) {
+    B(l.has_value());
+    if (l) Limits(*l);
+  }
+  std::string out;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view data, size_t base) : d_(data), base_(base) {}
+  bool ok() const { return err_.empty(); }
+  const std::string& error() const { return err_; }
+  bool done() const { return p_ == d_.size(); }
+  void Fail(const std::string& what) {
+    if (err_.empty()) err_ = absl::StrCat("byte offset ", base_ + p_, ": ", what);
+  }
+  uint64_t U() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ >= d_.size()) {
+        Fail("truncated varint");
+        return 0;
+      }
+      const uint8_t b = static_cast<uint8_t>(d_[p_++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    Fail("varint longer than 10 bytes");
+    return 0;
+  }
+  int64_t I() {
+    const uint64_t z = U();
+    return static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1));
+  }
+  bool B() {
+    if (p_ >= d_.size()) {
+      Fail("truncated");
+      return false;
+    }
+    const uint8_t b = static_cast<uint8_t>(d_[p_++]);
+    if (b > 1) Fail("flag byte is not 0 or 1");
+    return b == 1;
+  }
+  std::string S() {
+    const uint64_t n = U();
+    if (n > d_.size() - p_) {
+      Fail("string length beyond the end");
+      return {};
+    }
+    std::string s(d_.substr(p_, n));
+    p_ += n;
+    return s;
+  }
+  std::optional<std::string> OS() {
+    if (!B()) return std::nullopt;
+    return S();
+  }
+  int64_t Int32(const char* what) {
+    const int64_t v = I();
+    if (v < -kInt32Max - 1 || v > kInt32Max) Fail(absl::StrCat(what, " out of int32 range"));
+    return v;
+  }
+  std::optional<int64_t> OInt32(const char* what) {
+    if (!B()) return std::nullopt;
+    return Int32(what);
+  }
+  SimTime Time(const char* what) {
+    const int64_t v = I();
+    if (v < 0 || v > kMaxSimTime) Fail(absl::StrCat(what, " must be in [0, 1e12] seconds"));
+    return v;
+  }
+  template <typename E>
+  E E8(int count, const char* what) {
+    if (p_ >= d_.size()) {
+      Fail("truncated");
+      return E{};
+    }
+    const uint8_t b = static_cast<uint8_t>(d_[p_++]);
+    if (b >= count) Fail(absl::StrCat("bad ", what, " value ", b));
+    return static_cast<E>(b);
+  }
+  template <typename E>
+  std::optional<E> OE(int count, const char* what) {
+    if (!B()) return std::nullopt;
+    return E8<E>(count, what);
+  }
+  std::vector<CapacityLimit> Limits() {
+    const uint64_t n = U();
+    std::vector<CapacityLimit> l;
+    if (n > 1000) {
+      Fail("more than 1000 capacity limits");
+      return l;
+    }
+    for (uint64_t i = 0; i < n && ok(); ++i) {
+      CapacityLimit c;
+      c.capacity_unit = S();
+      c.max_capacity = Int32("maxCapacity");
+      l.push_back(std::move(c));
+    }
+    return l;
+  }
+  std::optional<std::vector<CapacityLimit>> OLimits() {
+    if (!B()) return std::nullopt;
+    return Limits();
+  }
+  size_t left() const { return d_.size() - p_; }
+
+ private:
+  std::string_view d_;
+  size_t base_;
+  size_t p_ = 0;
+  std::string err_;
+};
+
+void PutRequest(Writer& w, const Request& req) {
+  w.U(req.index());
+  std::visit(
+      [&](const auto& r) {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
+          w.OS(r.job_name);
+          w.OS(r.job_queue);
+          w.OS(r.service_job_type);
+          w.OS(r.quota_share_name);
+          w.OS(r.share_identifier);
+          w.OI(r.scheduling_priority);
+          w.OI(r.retry_attempts);
+          w.OI(r.attempt_duration_seconds);
+          w.OI(r.preemption_retries);
+          w.S(r.payload_error);
+          w.S(r.payload_raw);
+          w.S(r.instance_type);
+          w.I(r.instance_count);
+          w.I(r.run_time);
+          w.E8(r.outcome);
+        } else if constexpr (std::is_same_v<T, UpdateServiceJobRequest>) {
+          w.OS(r.job_id);
+          w.OI(r.scheduling_priority);
+        } else if constexpr (std::is_same_v<T, TerminateServiceJobRequest>) {
+          w.OS(r.job_id);
+          w.OS(r.reason);
+        } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest>) {
+          w.OS(r.quota_share_name);
+          w.OS(r.job_queue);
+          w.OLimits(r.capacity_limits);
+          w.B(r.has_resource_sharing);
+          w.OE(r.strategy);
+          w.OI(r.borrow_limit);
+          w.OE(r.in_share_preemption);
+          w.OE(r.state);
+        } else if constexpr (std::is_same_v<T, UpdateQuotaShareRequest>) {
+          w.OS(r.quota_share_arn);
+          w.OLimits(r.capacity_limits);
+          w.B(r.has_resource_sharing);
+          w.OE(r.strategy);
+          w.OI(r.borrow_limit);
+          w.OE(r.in_share_preemption);
+          w.OE(r.state);
+        } else if constexpr (std::is_same_v<T, UpdateServiceEnvironmentRequest>) {
+          w.OS(r.service_environment);
+          w.OE(r.state);
+          w.OLimits(r.capacity_limits);
+        } else if constexpr (std::is_same_v<T, GetJobQueueSnapshotRequest>) {
+          w.OS(r.job_queue);
+        }
+      },
+      req);
+}
+
+Request GetRequest(Reader& rd) {
+  const uint64_t type = rd.U();
+  switch (type) {
+    case 0: {
+      SubmitServiceJobRequest r;
+      r.job_name = rd.OS();
+      r.job_queue = rd.OS();
+      r.service_job_type = rd.OS();
+      r.quota_share_name = rd.OS();
+      r.share_identifier = rd.OS();
+      r.scheduling_priority = rd.OInt32("schedulingPriority");
+      r.retry_attempts = rd.OInt32("attempts");
+      r.attempt_duration_seconds = rd.OInt32("attemptDurationSeconds");
+      r.preemption_retries = rd.OInt32("preemptionRetriesBeforeTermination");
+      r.payload_error = rd.S();
+      r.payload_raw = rd.S();
+      r.instance_type = rd.S();
+      r.instance_count = rd.Int32("InstanceCount");
+      r.run_time = rd.Time("runSeconds");
+      r.outcome = rd.E8<JobOutcome>(2, "outcome");
+      return r;
+    }
+    case 1: {
+      UpdateServiceJobRequest r;
+      r.job_id = rd.OS();
+      r.scheduling_priority = rd.OInt32("schedulingPriority");
+      return r;
+    }
+    case 2: {
+      TerminateServiceJobRequest r;
+      r.job_id = rd.OS();
+      r.reason = rd.OS();
+      return r;
+    }
+    case 3: {
+      CreateQuotaShareRequest r;
+      r.quota_share_name = rd.OS();
+      r.job_queue = rd.OS();
+      r.capacity_limits = rd.OLimits();
+      r.has_resource_sharing = rd.B();
+      r.strategy = rd.OE<Strategy>(3, "strategy");
+      r.borrow_limit = rd.OInt32("borrowLimit");
+      r.in_share_preemption = rd.OE<Toggle>(2, "inSharePreemption");
+      r.state = rd.OE<Toggle>(2, "state");
+      return r;
+    }
+    case 4: {
+      UpdateQuotaShareRequest r;
+      r.quota_share_arn = rd.OS();
+      r.capacity_limits = rd.OLimits();
+      r.has_resource_sharing = rd.B();
+      r.strategy = rd.OE<Strategy>(3, "strategy");
+      r.borrow_limit = rd.OInt32("borrowLimit");
+      r.in_share_preemption = rd.OE<Toggle>(2, "inSharePreemption");
+      r.state = rd.OE<Toggle>(2, "state");
+      return r;
+    }
+    case 5: {
+      UpdateServiceEnvironmentRequest r;
+      r.service_environment = rd.OS();
+      r.state = rd.OE<Toggle>(2, "state");
+      r.capacity_limits = rd.OLimits();
+      return r;
+    }
+    case 6: {
+      GetJobQueueSnapshotRequest r;
+      r.job_queue = rd.OS();
+      return r;
+    }
+    default:
+      rd.Fail(absl::StrCat("unknown request type ", type));
+      return GetJobQueueSnapshotRequest{};
+  }
+}
+
+}  // namespace
+
+std::string EncodeQsb(const Scenario& s) {
+  Writer w;
+  w.S(s.source);
+  w.S(s.scheduling_policy.name);
+  w.B(s.scheduling_policy.has_quota_share_policy);
+  w.B(s.scheduling_policy.has_fairshare_policy);
+  w.S(s.service_environment.name);
+  w.E8(s.service_environment.state);
+  w.Limits(s.service_environment.capacity_limits);
+  w.S(s.job_queue.name);
+  w.I(s.job_queue.priority);
+  w.U(s.job_queue.time_limit_actions.size());
+  for (const JobStateTimeLimitAction& a : s.job_queue.time_limit_actions) {
+    w.S(a.reason);
+    w.S(a.state);
+    w.I(a.max_time_seconds);
+    w.S(a.action);
+  }
+  const Knobs& k = s.knobs;
+  w.I(k.submit_latency);
+  w.I(k.provision);
+  w.I(k.download);
+  w.I(k.scheduling_interval);
+  w.I(k.preemption_drain);
+  w.E8(k.share_order);
+  w.E8(k.victim_order);
+  w.B(k.backfill);
+  w.E8(k.unassigned_capacity);
+  w.B(k.horizon.has_value());
+  if (k.horizon) w.I(*k.horizon);
+  w.I(s.submit_count);
+  w.U(s.events.size());
+  for (const ScenarioEvent& ev : s.events) {
+    w.I(ev.time);
+    // Paths are "quotaShares[i]" or "events[i]": store the kind and index.
+    const bool share = ev.path.rfind("quotaShares[", 0) == 0;
+    const size_t open = ev.path.find('[');
+    w.B(!share);
+    w.U(open == std::string::npos ? 0 : std::strtoull(ev.path.c_str() + open + 1, nullptr, 10));
+    PutRequest(w, ev.request);
+  }
+  std::string out(kMagic, 4);
+  auto put32 = [&](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  auto put64 = [&](uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); };
+  put32(kQsbVersion);
+  put64(w.out.size());
+  put64(Fnv1a(w.out));
+  out += w.out;
+  return out;
+}
+
+absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source) {
+  auto err = [&](const std::string& m) { return absl::InvalidArgumentError(absl::StrCat(Sv(source), ": ", m)); };
+  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, 4) != 0) {
+    return err("not a .qsb file (bad magic)");
+  }
+  uint32_t version;
+  uint64_t size, sum;
+  std::memcpy(&version, bytes.data() + 4, 4);
+  std::memcpy(&size, bytes.data() + 8, 8);
+  std::memcpy(&sum, bytes.data() + 16, 8);
+  if (version != kQsbVersion) return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1)"));
+  if (size != bytes.size() - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
+  const std::string_view payload = bytes.substr(kHeaderBytes);
+  if (Fnv1a(payload) != sum) return err("checksum mismatch (corrupted file)");
+  Reader rd(payload, kHeaderBytes);
+  Scenario s;
+  s.source = rd.S();
+  s.source = std::string(source);
+  s.scheduling_policy.name = rd.S();
+  s.scheduling_policy.has_quota_share_policy = rd.B();
+  s.scheduling_policy.has_fairshare_policy = rd.B();
+  s.service_environment.name = rd.S();
+  s.service_environment.state = rd.E8<Toggle>(2, "state");
+  s.service_environment.capacity_limits = rd.Limits();
+  s.job_queue.name = rd.S();
+  s.job_queue.priority = rd.Int32("priority");
+  const uint64_t nactions = rd.U();
+  if (nactions > 100) rd.Fail("more than 100 jobStateTimeLimitActions");
+  for (uint64_t i = 0; i < nactions && rd.ok(); ++i) {
+    JobStateTimeLimitAction a;
+    a.reason = rd.S();
+    a.state = rd.S();
+    a.max_time_seconds = rd.Int32("maxTimeSeconds");
+    a.action = rd.S();
+    s.job_queue.time_limit_actions.push_back(std::move(a));
+  }
+  Knobs& k = s.knobs;
+  k.submit_latency = rd.Time("submitLatencySeconds");
+  k.provision = rd.Time("provisionSeconds");
+  k.download = rd.Time("downloadSeconds");
+  k.scheduling_interval = rd.Time("schedulingIntervalSeconds");
+  k.preemption_drain = rd.Time("preemptionDrainSeconds");
+  k.share_order = rd.E8<ShareOrder>(3, "shareOrder");
+  k.victim_order = rd.E8<VictimOrder>(2, "victimOrder");
+  k.backfill = rd.B();
+  k.unassigned_capacity = rd.E8<UnassignedCapacity>(2, "unassignedCapacity");
+  if (rd.B()) k.horizon = rd.Time("horizonSeconds");
+  s.submit_count = rd.I();
+  const uint64_t nevents = rd.U();
+  // Every event takes at least 4 bytes: a count beyond that is corrupt.
+  if (nevents > rd.left() / 4 + 1) rd.Fail("event count larger than the file can hold");
+  if (rd.ok()) s.events.reserve(nevents);
+  SimTime last = 0;
+  int64_t submits = 0;
+  for (uint64_t i = 0; i < nevents && rd.ok(); ++i) {
+    ScenarioEvent ev;
+    ev.time = rd.Time("time");
+    const bool is_event = rd.B();
+    const uint64_t idx = rd.U();
+    ev.path = absl::StrCat(is_event ? "events[" : "quotaShares[", idx, "]");
+    ev.request = GetRequest(rd);
+    if (ev.time < last) rd.Fail("events are not sorted by time");
+    last = ev.time;
+    if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ++submits;
+    s.events.push_back(std::move(ev));
+  }
+  if (rd.ok() && !rd.done()) rd.Fail("trailing bytes after the last event");
+  if (rd.ok() && submits != s.submit_count) rd.Fail("submit count does not match the events");
+  if (!rd.ok()) return err(rd.error());
+  return s;
+}
+
+absl::Status WriteQsbFile(const Scenario& s, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::NotFoundError(absl::StrCat(path, ": cannot write"));
+  const std::string bytes = EncodeQsb(s);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) return absl::DataLossError(absl::StrCat(path, ": write failed"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Scenario> ReadQsbFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open scenario file"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return DecodeQsb(ss.str(), path);
+}
+
+absl::StatusOr<Scenario> LoadAnyScenarioFile(const std::string& path) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".qsb") == 0) return ReadQsbFile(path);
+  return LoadScenarioFile(path);
+}
+
+}  // namespace qs::gen
