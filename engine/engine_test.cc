@@ -43,7 +43,9 @@ Scenario Notebook() {
 // and RUNNING (zero latencies) are checked separately.
 TEST(NotebookExampleTest, ReproducesEveryDocumentedStepAtItsTime) {
   Recorder rec;
-  RunStats stats = RunFastEngine(Notebook(), rec, RunOptions{true, true});
+  RunOptions full;
+  full.full_invariant_check = true;
+  RunStats stats = RunFastEngine(Notebook(), rec, full);
   EXPECT_EQ(stats.invariant_violations, 0);
   EXPECT_EQ(rec.rejected, 0);
   EXPECT_EQ(rec.snapshots, 1);

@@ -20,7 +20,7 @@ struct Result {
   std::string output;  // stdout and stderr
 };
 
-Result Run(const std::string& args) {
+Result Quotasim(const std::string& args) {
   std::string cmd = std::string(QS_QUOTASIM_BIN) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   Result r{-1, ""};
@@ -61,7 +61,7 @@ const std::string kNotebook = QS_SOURCE_DIR "/scenarios/notebook-example.json";
 
 TEST_F(CliTest, RunWritesLogAndSummaryAndPrintsTable) {
   fs::path ev = dir_ / "e.jsonl", sum = dir_ / "s.json";
-  Result r = Run("run " + kNotebook + " --events " + ev.string() + " --summary " + sum.string());
+  Result r = Quotasim("run " + kNotebook + " --events " + ev.string() + " --summary " + sum.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("QS1"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("event log: " + ev.string()), std::string::npos) << r.output;
@@ -79,7 +79,7 @@ TEST_F(CliTest, ThreadCountsAndEnginesGiveIdenticalBytes) {
   for (int i = 0; i < 4; ++i) {
     fs::path ev = dir_ / ("e" + std::to_string(i) + ".jsonl");
     fs::path sum = dir_ / ("s" + std::to_string(i) + ".json");
-    Result r = Run("run " + kNotebook + " -q " + variants[i] + " --events " + ev.string() +
+    Result r = Quotasim("run " + kNotebook + " -q " + variants[i] + " --events " + ev.string() +
                    " --summary " + sum.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     logs[i] = ReadFile(ev) + "\n--\n" + ReadFile(sum);
@@ -123,7 +123,7 @@ TEST_F(CliTest, MalformedDocumentsExitTwoWithFileAndJsonPath) {
   };
   for (const Case& c : cases) {
     fs::path p = Write(std::string(c.name) + ".json", c.text);
-    Result r = Run("run " + p.string() + " -q");
+    Result r = Quotasim("run " + p.string() + " -q");
     EXPECT_EQ(r.exit_code, 2) << c.name << ": " << r.output;
     EXPECT_NE(r.output.find(p.string() + ": "), std::string::npos) << c.name << ": " << r.output;
     EXPECT_NE(r.output.find(c.want), std::string::npos) << c.name << ": " << r.output;
@@ -140,7 +140,7 @@ TEST_F(CliTest, RejectedRequestsAreLoggedAndTheRunGoesOn) {
   s.replace(s.find(marker), marker.size(), "\"quotaShareName\": \"QS1\"");
   fs::path p = Write("dup.json", s);
   fs::path ev = dir_ / "e.jsonl";
-  Result r = Run("run " + p.string() + " -q --events " + ev.string());
+  Result r = Quotasim("run " + p.string() + " -q --events " + ev.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("quotaShares[1]: CreateQuotaShare rejected"), std::string::npos) << r.output;
   std::string log = ReadFile(ev);
@@ -149,14 +149,14 @@ TEST_F(CliTest, RejectedRequestsAreLoggedAndTheRunGoesOn) {
 }
 
 TEST_F(CliTest, UsageErrorsExitOne) {
-  EXPECT_EQ(Run("").exit_code, 1);
-  EXPECT_EQ(Run("frobnicate").exit_code, 1);
-  EXPECT_EQ(Run("run").exit_code, 1);
-  EXPECT_EQ(Run("run " + kNotebook + " --engine turbo").exit_code, 1);
-  EXPECT_EQ(Run("run /nonexistent/file.json").exit_code, 1);
-  EXPECT_EQ(Run("run --help").exit_code, 0);
-  EXPECT_EQ(Run("--help").exit_code, 0);
-  EXPECT_EQ(Run("validate " + kNotebook).exit_code, 0);
+  EXPECT_EQ(Quotasim("").exit_code, 1);
+  EXPECT_EQ(Quotasim("frobnicate").exit_code, 1);
+  EXPECT_EQ(Quotasim("run").exit_code, 1);
+  EXPECT_EQ(Quotasim("run " + kNotebook + " --engine turbo").exit_code, 1);
+  EXPECT_EQ(Quotasim("run /nonexistent/file.json").exit_code, 1);
+  EXPECT_EQ(Quotasim("run --help").exit_code, 0);
+  EXPECT_EQ(Quotasim("--help").exit_code, 0);
+  EXPECT_EQ(Quotasim("validate " + kNotebook).exit_code, 0);
 }
 
 }  // namespace
