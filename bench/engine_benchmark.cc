@@ -1,0 +1,245 @@
+// Engine benchmarks (issue "Millions of submissions"): end to end, fast vs
+// reference, sweep scaling, event-log cost and a preemption-heavy workload.
+//
+// Every benchmark checks its answer once before timing (simdjson style): the
+// fast engine's summary must equal the reference engine's where the
+// reference runs, and every run must report zero invariant violations;
+// otherwise the benchmark is skipped with an error, never timed.
+//
+// Counters: jobs_per_s and events_per_s (rates), peak_rss_bytes (process
+// high-water mark after the benchmark) and bytes_per_job (that mark divided
+// by the jobs of the largest scenario held at once).
+//
+// --qs_smoke (used by CTest) shrinks every size so the suite runs in seconds.
+#include <sys/resource.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "engine/event_log.h"
+#include "engine/gen/generator.h"
+#include "engine/run.h"
+#include "engine/summary.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_arena.h"
+
+namespace qs {
+namespace {
+
+bool g_smoke = false;
+
+int64_t Scale(int64_t jobs) { return g_smoke ? std::max<int64_t>(200, jobs / 500) : jobs; }
+
+int64_t PeakRssBytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<int64_t>(u.ru_maxrss) * 1024;
+}
+
+gen::GenOptions Options(int64_t jobs, uint64_t seed = 11) {
+  gen::GenOptions o;
+  o.jobs = jobs;
+  o.shares = 20;
+  o.units = 5;
+  o.seed = seed;
+  o.preemption = true;
+  return o;
+}
+
+// Scenarios are cached per size: generating them is measured only in
+// BM_EndToEnd.
+const Scenario& CachedScenario(int64_t jobs) {
+  static std::map<int64_t, std::unique_ptr<Scenario>> cache;
+  auto& slot = cache[jobs];
+  if (!slot) slot = std::make_unique<Scenario>(*gen::Generate(Options(jobs)));
+  return *slot;
+}
+
+struct Result {
+  std::string summary;
+  RunStats stats;
+};
+
+Result RunFast(const Scenario& sc, LogSink* extra = nullptr) {
+  SummaryBuilder b;
+  std::vector<LogSink*> sinks = {&b};
+  if (extra) sinks.push_back(extra);
+  TeeSink tee(sinks);
+  RunOptions o;
+  o.check_invariants = false;
+  Result r;
+  r.stats = RunFastEngine(sc, tee, o);
+  r.summary = SummaryToJson(b.Build(r.stats.invariant_violations));
+  return r;
+}
+
+Result RunReference(const Scenario& sc) {
+  SummaryBuilder b;
+  Result r;
+  r.stats = RunReferenceEngine(sc, b);
+  r.summary = SummaryToJson(b.Build(r.stats.invariant_violations));
+  return r;
+}
+
+// One checked run: invariants on, and the reference where it is affordable.
+bool Verify(benchmark::State& state, const Scenario& sc, bool with_reference) {
+  SummaryBuilder b;
+  RunOptions o;
+  o.check_invariants = true;
+  RunStats stats = RunFastEngine(sc, b, o);
+  if (stats.invariant_violations != 0) {
+    state.SkipWithError(("invariant violations: " + stats.violation_messages[0]).c_str());
+    return false;
+  }
+  if (with_reference && SummaryToJson(b.Build(0)) != RunReference(sc).summary) {
+    state.SkipWithError("fast and reference engine summaries differ");
+    return false;
+  }
+  return true;
+}
+
+void SetCounters(benchmark::State& state, int64_t jobs, int64_t events) {
+  state.counters["jobs_per_s"] = benchmark::Counter(static_cast<double>(jobs), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_rss_bytes"] = static_cast<double>(PeakRssBytes());
+  state.counters["bytes_per_job"] = static_cast<double>(PeakRssBytes()) / static_cast<double>(jobs);
+}
+
+// Generate + simulate + summary, the whole `gen | run --summary` path.
+void BM_EndToEnd(benchmark::State& state) {
+  const int64_t jobs = Scale(state.range(0));
+  if (!Verify(state, *gen::Generate(Options(jobs)), jobs <= 10'000)) return;
+  int64_t events = 0;
+  for (auto _ : state) {
+    Scenario sc = *gen::Generate(Options(jobs));
+    Result r = RunFast(sc);
+    events = r.stats.events_processed;
+    benchmark::DoNotOptimize(r.summary.data());
+  }
+  SetCounters(state, jobs, events);
+}
+BENCHMARK(BM_EndToEnd)->ArgName("jobs")->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same workload through both engines: the speed-up is the ratio of the
+// two rows at equal size.
+void BM_FastEngine(benchmark::State& state) {
+  const Scenario& sc = CachedScenario(Scale(state.range(0)));
+  if (!Verify(state, sc, sc.submit_count <= 100'000)) return;
+  int64_t events = 0;
+  for (auto _ : state) events = RunFast(sc).stats.events_processed;
+  SetCounters(state, sc.submit_count, events);
+}
+BENCHMARK(BM_FastEngine)->ArgName("jobs")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+void BM_ReferenceEngine(benchmark::State& state) {
+  const Scenario& sc = CachedScenario(Scale(state.range(0)));
+  if (!Verify(state, sc, false)) return;
+  int64_t events = 0;
+  for (auto _ : state) events = RunReference(sc).stats.events_processed;
+  SetCounters(state, sc.submit_count, events);
+}
+BENCHMARK(BM_ReferenceEngine)->ArgName("jobs")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// Eight knob variants of one scenario in a TBB arena of 1 or 2 threads.
+void BM_Sweep8(benchmark::State& state) {
+  const Scenario& sc = CachedScenario(Scale(100'000));
+  if (!Verify(state, sc, false)) return;
+  std::vector<Knobs> variants;
+  for (SimTime drain : {0, 20'000, 60'000, 120'000}) {
+    for (ShareOrder order : {ShareOrder::kUnderLimitFirst, ShareOrder::kRoundRobin}) {
+      Knobs k = sc.knobs;
+      k.preemption_drain = drain;
+      k.share_order = order;
+      variants.push_back(k);
+    }
+  }
+  tbb::task_arena arena(static_cast<int>(state.range(0)));
+  std::vector<std::string> out(variants.size());
+  for (auto _ : state) {
+    arena.execute([&] {
+      tbb::parallel_for(size_t{0}, variants.size(), [&](size_t i) {
+        SummaryBuilder b;
+        RunOptions o;
+        o.check_invariants = false;
+        o.knobs = variants[i];
+        RunStats stats = RunFastEngine(sc, b, o);
+        out[i] = SummaryToJson(b.Build(stats.invariant_violations));
+      });
+    });
+  }
+  SetCounters(state, sc.submit_count * static_cast<int64_t>(variants.size()), 0);
+}
+BENCHMARK(BM_Sweep8)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A streambuf that counts bytes and drops them: the cost of formatting the
+// JSON Lines log without the cost of a disk.
+class NullBuf : public std::streambuf {
+ protected:
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+  int overflow(int c) override { return c; }
+};
+
+void BM_WithEventLog(benchmark::State& state) {
+  const Scenario& sc = CachedScenario(Scale(state.range(0)));
+  if (!Verify(state, sc, false)) return;
+  NullBuf buf;
+  std::ostream null(&buf);
+  int64_t events = 0;
+  for (auto _ : state) {
+    JsonlWriter w(&null);
+    events = RunFast(sc, &w).stats.events_processed;
+  }
+  SetCounters(state, sc.submit_count, events);
+}
+BENCHMARK(BM_WithEventLog)->ArgName("jobs")->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+void BM_WithoutEventLog(benchmark::State& state) {
+  const Scenario& sc = CachedScenario(Scale(state.range(0)));
+  if (!Verify(state, sc, false)) return;
+  int64_t events = 0;
+  for (auto _ : state) events = RunFast(sc).stats.events_processed;
+  SetCounters(state, sc.submit_count, events);
+}
+BENCHMARK(BM_WithoutEventLog)->ArgName("jobs")->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+// Victim selection under pressure: an overloaded workload with short runs
+// where most shares borrow and in-share preemption is on.
+void BM_PreemptionHeavy(benchmark::State& state) {
+  gen::GenOptions o = Options(Scale(state.range(0)), 99);
+  o.load = 3.0;
+  o.median_run_seconds = 120;
+  o.priority_update_fraction = 0.2;
+  static std::unique_ptr<Scenario> sc;
+  if (!sc || sc->submit_count != o.jobs) sc = std::make_unique<Scenario>(*gen::Generate(o));
+  if (!Verify(state, *sc, sc->submit_count <= 10'000)) return;
+  int64_t events = 0;
+  for (auto _ : state) events = RunFast(*sc).stats.events_processed;
+  SetCounters(state, sc->submit_count, events);
+}
+BENCHMARK(BM_PreemptionHeavy)->ArgName("jobs")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace qs
+
+int main(int argc, char** argv) {
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--qs_smoke") == 0) {
+      qs::g_smoke = true;
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

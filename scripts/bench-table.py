@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Writes the measured benchmark table of results/README.md from one
+Google Benchmark JSON file (between the BENCH-TABLE markers), with ratios
+computed from rows of that same run. Figures are copied, never typed."""
+import json
+import sys
+
+BEGIN, END = "<!-- BENCH-TABLE:BEGIN -->", "<!-- BENCH-TABLE:END -->"
+
+
+def fmt(x):
+    for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= div:
+            return f"{x / div:.2f}{unit}"
+    return f"{x:.2f}"
+
+
+def main(src, readme):
+    data = json.load(open(src))
+    ctx = data["context"]
+    rows = {b["name"]: b for b in data["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
+    lines = [BEGIN, "",
+             f"Run `{src}`: {ctx.get('date', '?')}, git {ctx.get('git_sha', '?')}, "
+             f"{ctx.get('num_cpus', '?')} CPUs ({ctx.get('cpu_model', '?')}), "
+             f"library build {ctx.get('library_build_type', '?')}.", "",
+             "| benchmark | wall time | jobs/s | events/s | peak RSS | bytes/job |",
+             "|---|---|---|---|---|---|"]
+    for name, b in rows.items():
+        if b.get("error_occurred"):
+            lines.append(f"| {name} | error: {b.get('error_message', '')} | | | | |")
+            continue
+        t = b["real_time"]
+        unit = b.get("time_unit", "ns")
+        lines.append(f"| {name} | {t:.1f} {unit} | {fmt(b.get('jobs_per_s', 0))} | {fmt(b.get('events_per_s', 0))} | "
+                     f"{fmt(b.get('peak_rss_bytes', 0))}B | {fmt(b.get('bytes_per_job', 0))} |")
+
+    def ratio(a, b, label):
+        if a in rows and b in rows and not rows[a].get("error_occurred") and not rows[b].get("error_occurred"):
+            lines.append(f"- {label}: **{rows[b]['real_time'] / rows[a]['real_time']:.2f}x**")
+
+    lines += ["", "Ratios within this run:"]
+    ratio("BM_FastEngine/jobs:10000", "BM_ReferenceEngine/jobs:10000/iterations:1", "fast engine vs reference, 1e4 jobs")
+    ratio("BM_FastEngine/jobs:100000", "BM_ReferenceEngine/jobs:100000/iterations:1", "fast engine vs reference, 1e5 jobs")
+    ratio("BM_Sweep8/threads:2/real_time", "BM_Sweep8/threads:1/real_time", "sweep of 8 variants, 2 threads vs 1")
+    if "BM_WithEventLog/jobs:100000" in rows and "BM_WithoutEventLog/jobs:100000" in rows:
+        a, b = rows["BM_WithEventLog/jobs:100000"], rows["BM_WithoutEventLog/jobs:100000"]
+        if not a.get("error_occurred") and not b.get("error_occurred"):
+            lines.append(f"- simulation with the JSON Lines log runs at **{b['real_time'] / a['real_time']:.2f}** "
+                         "of the speed without it (1e5 jobs)")
+    lines += ["", END]
+    text = open(readme).read() if __import__("os").path.exists(readme) else ""
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + "\n".join(lines) + text[text.index(END) + len(END):]
+    else:
+        text += "\n## Engine benchmarks (scripts/bench)\n\n" + "\n".join(lines) + "\n"
+    open(readme, "w").write(text)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
