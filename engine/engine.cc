@@ -133,8 +133,14 @@ RunStats Engine::Run() {
         AfterEvent();
       }
       if (knobs_.scheduling_interval == 0 || t % knobs_.scheduling_interval == 0) {
-        RunPass();
-        AfterPass();
+        // A pass on unchanged state changes nothing (it ended on a round
+        // with no progress), so it is skipped; except with ROUND_ROBIN,
+        // whose visiting order advances with every round.
+        if (dirty_ || knobs_.share_order == ShareOrder::kRoundRobin) {
+          dirty_ = false;
+          RunPass();
+          AfterPass();
+        }
         passed = true;
       }
       if (queue_.empty() || queue_.top().time != t) break;
@@ -178,6 +184,12 @@ Engine::JobFactsHolder Engine::FactsOf(const std::optional<std::string>& job_id)
 }
 
 void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
+  // Everything but a submission (its RUNNABLE comes as an internal event)
+  // and a snapshot may change what the next pass decides.
+  if (!std::holds_alternative<SubmitServiceJobRequest>(ev.request) &&
+      !std::holds_alternative<GetJobQueueSnapshotRequest>(ev.request)) {
+    dirty_ = true;
+  }
   std::visit(
       [&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
@@ -312,6 +324,8 @@ void Engine::ApplyInternalEvent(const Event& ev) {
     return;
   }
   Job& j = jobs_[ev.job];
+  // STARTING and RUNNING change no capacity and no queue.
+  if (ev.type != EventType::kStarting && ev.type != EventType::kRunning) dirty_ = true;
   switch (ev.type) {
     case EventType::kBecomeRunnable:
       if (j.status != JobStatus::kSubmitted || j.attempt != ev.tag) return;

@@ -259,6 +259,7 @@ class Engine {
   int64_t runnable_count_ = 0;
   uint64_t round_counter_ = 0;
   bool round_dropped_ = false;  // a reservation was dropped in this round
+  bool dirty_ = true;           // state changed since the last pass
   std::vector<int32_t> order_;
   std::vector<char> blocked_;
   std::vector<BorrowedPart> borrowed_scratch_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
 namespace qs {
@@ -77,19 +78,23 @@ void Accumulate(ShareSummary& total, const ShareSummary& s) {
 
 void SummaryBuilder::CloseAttempt(Track& t, SimTime now) {
   if (!t.dispatched) return;
-  auto& acc = shares_[t.share].s.instance_ms[t.unit];
-  acc.first += t.own * (now - t.attempt_start);
-  acc.second += t.borrowed * (now - t.attempt_start);
+  t.usage->first += t.own * (now - t.attempt_start);
+  t.usage->second += t.borrowed * (now - t.attempt_start);
   t.dispatched = false;
   t.running_since = -1;
 }
 
 void SummaryBuilder::OnJob(const JobRecord& r) {
-  Track& t = jobs_[std::string(r.job_name)];
-  ShareAcc& sh = shares_[std::string(r.share_name)];
+  auto jt = jobs_.find(Sv(r.job_name));
+  if (jt == jobs_.end()) jt = jobs_.emplace(std::string(r.job_name), Track{}).first;
+  Track& t = jt->second;
+  auto st = shares_.find(r.share_name);
+  if (st == shares_.end()) st = shares_.emplace(std::string(r.share_name), ShareAcc{}).first;
+  ShareAcc& sh = st->second;
   switch (r.status) {
     case JobStatus::kSubmitted:
       t.share = std::string(r.share_name);
+      t.acc = &sh;
       ++sh.s.submitted;
       break;
     case JobStatus::kRunnable:
@@ -111,7 +116,11 @@ void SummaryBuilder::OnJob(const JobRecord& r) {
       }
       t.dispatched = true;
       t.attempt_start = r.time;
-      t.unit = std::string(r.capacity_unit);
+      if (t.unit != r.capacity_unit) {
+        t.unit = std::string(r.capacity_unit);
+        t.usage = nullptr;
+      }
+      if (t.usage == nullptr) t.usage = &sh.s.instance_ms[t.unit];
       t.borrowed = 0;
       for (const BorrowedPart& b : r.borrowed) t.borrowed += b.quantity;
       t.own = r.quantity - t.borrowed;
@@ -138,7 +147,7 @@ void SummaryBuilder::OnJob(const JobRecord& r) {
   }
   if (r.preemption == PreemptionType::kCrossShare) {
     ++sh.s.preempted_cross;
-    auto it = jobs_.find(std::string(r.preempted_for));
+    auto it = jobs_.find(Sv(r.preempted_for));
     if (it != jobs_.end() && it->second.reclaim_start < 0) it->second.reclaim_start = r.time;
   } else if (r.preemption == PreemptionType::kInShare) {
     ++sh.s.preempted_in;
@@ -157,7 +166,7 @@ void SummaryBuilder::OnEnd(SimTime end_time) {
   end_time_ = end_time;
   ended_ = true;
   for (auto& [name, t] : jobs_) {
-    if (!t.terminal) ++shares_[t.share].s.unfinished;
+    if (!t.terminal) ++t.acc->s.unfinished;
     CloseAttempt(t, end_time);
   }
   for (auto& [unit, c] : capacity_) {

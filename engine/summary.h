@@ -75,8 +75,11 @@ class SummaryBuilder : public LogSink {
   Summary Build(int64_t invariant_violations) const;
 
  private:
+  struct ShareAcc;
   struct Track {
     std::string share;
+    ShareAcc* acc = nullptr;                          // std::map nodes are stable
+    std::pair<int64_t, int64_t>* usage = nullptr;     // instance_ms slot of the attempt
     SimTime first_runnable = -1;
     bool scheduled_once = false;
     bool dispatched = false;
@@ -94,7 +97,7 @@ class SummaryBuilder : public LogSink {
   void CloseAttempt(Track& t, SimTime now);
 
   absl::flat_hash_map<std::string, Track> jobs_;
-  std::map<std::string, ShareAcc> shares_;
+  std::map<std::string, ShareAcc, std::less<>> shares_;
   std::map<std::string, std::pair<int64_t, SimTime>> capacity_;  // unit -> (current, since)
   std::map<std::string, int64_t> capacity_ms_;                    // unit -> integral so far
   int64_t rejected_ = 0;
