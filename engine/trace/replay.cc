@@ -1,0 +1,764 @@
+#include "engine/trace/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <numeric>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "engine/event_log.h"
+#include "engine/util/strings.h"
+#include "nlohmann/json.hpp"
+
+namespace qs::trace {
+namespace {
+
+constexpr int kMaxShares = 20;
+constexpr int64_t kMaxInstances = 2147483647;
+
+std::string TraceName(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  for (const char* ext : {".gz", ".csv", ".swf"}) {
+    const std::string e = ext;
+    if (name.size() > e.size() && name.substr(name.size() - e.size()) == e) name.resize(name.size() - e.size());
+  }
+  return name;
+}
+
+std::string ShareName(const std::string& prefix, const std::string& team) {
+  std::string out = prefix + team;
+  for (char& c : out) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  if (out.empty()) out = "_";
+  if (out.size() > 128) out.resize(128);
+  return out;
+}
+
+class Fnv {
+ public:
+  void Bytes(const void* p, size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) h_ = (h_ ^ b[i]) * 1099511628211ULL;
+  }
+  void Int(int64_t v) { Bytes(&v, sizeof(v)); }
+  void Str(std::string_view s) {
+    Int(static_cast<int64_t>(s.size()));
+    Bytes(s.data(), s.size());
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  uint64_t h_ = 14695981039346656037ULL;
+};
+
+// Largest-remainder split of `total - n` over n shares by weight, each share
+// starting at 1. Ties by index (shares are sorted by name).
+std::vector<int64_t> Proportional(int64_t total, const std::vector<double>& weight) {
+  const size_t n = weight.size();
+  std::vector<int64_t> out(n, 1);
+  const int64_t rest = total - static_cast<int64_t>(n);
+  double wsum = 0;
+  for (double w : weight) wsum += w;
+  if (rest <= 0) return out;
+  std::vector<double> frac(n, 0);
+  int64_t given = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double exact = wsum > 0 ? static_cast<double>(rest) * weight[i] / wsum
+                                  : static_cast<double>(rest) / static_cast<double>(n);
+    const auto whole = static_cast<int64_t>(std::floor(exact));
+    out[i] += whole;
+    given += whole;
+    frac[i] = exact - static_cast<double>(whole);
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return frac[a] > frac[b]; });
+  for (size_t k = 0; given < rest && k < n; ++k, ++given) ++out[order[k]];
+  return out;
+}
+
+}  // namespace
+
+int Workload::ShareIndex(std::string_view name) const {
+  for (size_t i = 0; i < shares.size(); ++i) {
+    if (shares[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+absl::StatusOr<Workload> BuildWorkloadFromJobs(std::string trace_name, const std::vector<TraceJob>& jobs,
+                                               const Mapping& m, const QuotaTable* table) {
+  Workload w;
+  w.trace_name = std::move(trace_name);
+  w.instance_type = m.instance_type;
+  const std::string src = m.source.empty() ? "mapping" : m.source;
+
+  // Teams, their demand, and each kept job's demand.
+  std::map<std::string, int> team_index;
+  std::vector<std::string> team_names;
+  std::vector<double> team_demand;
+  struct Kept {
+    const TraceJob* job;
+    int64_t instances;
+    int team;
+  };
+  std::vector<Kept> kept;
+  kept.reserve(jobs.size());
+  for (const TraceJob& j : jobs) {
+    int64_t n = 0;
+    if (j.gpus <= 0) {
+      if (!m.zero_gpu_one_instance) {
+        ++w.zero_gpu_skipped;
+        continue;
+      }
+      n = 1;
+    } else {
+      const double q = j.gpus / m.gpus_per_instance;
+      const double fl = std::floor(q);
+      const double nd = q - fl < 1e-9 ? fl : std::ceil(q);
+      if (nd > static_cast<double>(kMaxInstances)) {
+        return absl::InvalidArgumentError(absl::StrCat(w.trace_name, ":", j.line, ": ", j.gpus,
+                                                       " GPUs is more instances than AWS can count"));
+      }
+      n = std::max<int64_t>(1, static_cast<int64_t>(nd));
+      if (static_cast<double>(n) * m.gpus_per_instance != j.gpus) ++w.rounded_up;
+    }
+    const std::string& team = m.constant_team ? m.other_share : j.team;
+    auto [it, inserted] = team_index.try_emplace(team, static_cast<int>(team_names.size()));
+    if (inserted) {
+      team_names.push_back(team);
+      team_demand.push_back(0);
+    }
+    team_demand[static_cast<size_t>(it->second)] +=
+        static_cast<double>(n) * static_cast<double>(j.duration) / 1000.0;
+    kept.push_back({&j, n, it->second});
+  }
+  if (kept.empty()) return absl::InvalidArgumentError(absl::StrCat(w.trace_name, ": no jobs to replay"));
+
+  // Team -> share name.
+  std::vector<std::string> team_share(team_names.size());
+  if (m.constant_team) {
+    team_share.assign(team_names.size(), m.other_share);
+  } else if (!m.teams.empty()) {
+    for (size_t t = 0; t < team_names.size(); ++t) {
+      auto it = m.teams.find(team_names[t]);
+      team_share[t] = it != m.teams.end() ? it->second : m.other_share;
+    }
+  } else {
+    std::vector<size_t> order(team_names.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if (team_demand[a] != team_demand[b]) return team_demand[a] > team_demand[b];
+      return team_names[a] < team_names[b];
+    });
+    const size_t own = order.size() <= static_cast<size_t>(m.max_shares) ? order.size()
+                                                                         : static_cast<size_t>(m.max_shares - 1);
+    for (size_t k = 0; k < order.size(); ++k) {
+      team_share[order[k]] = k < own ? ShareName(m.share_prefix, team_names[order[k]]) : m.other_share;
+    }
+  }
+  std::map<std::string, std::vector<std::string>> share_members;
+  for (size_t t = 0; t < team_names.size(); ++t) share_members[team_share[t]].push_back(team_names[t]);
+  if (share_members.size() > static_cast<size_t>(kMaxShares)) {
+    return absl::InvalidArgumentError(absl::StrCat(src, ": ", share_members.size(),
+                                                   " shares; a job queue has at most 20 (use shares.maxShares)"));
+  }
+  for (auto& [share, members] : share_members) {
+    if (ShareName("", share) != share) {
+      return absl::InvalidArgumentError(absl::StrCat(src, ": share name '", share,
+                                                     "' must be 1-128 of [A-Za-z0-9_-]"));
+    }
+    w.shares.push_back(share);
+    std::sort(members.begin(), members.end());
+    std::string joined;
+    for (size_t i = 0; i < members.size() && i < 8; ++i) absl::StrAppend(&joined, i ? " " : "", members[i]);
+    if (members.size() > 8) absl::StrAppend(&joined, " +", members.size() - 8, " more");
+    w.share_teams.push_back(joined);
+  }
+  std::vector<int32_t> team_to_share(team_names.size());
+  for (size_t t = 0; t < team_names.size(); ++t) team_to_share[t] = w.ShareIndex(team_share[t]);
+  w.demand_instance_seconds.assign(w.shares.size(), 0);
+  std::vector<double> share_demand(w.shares.size(), 0);
+  for (size_t t = 0; t < team_names.size(); ++t) share_demand[static_cast<size_t>(team_to_share[t])] += team_demand[t];
+  for (size_t s = 0; s < w.shares.size(); ++s) w.demand_instance_seconds[s] = std::llround(share_demand[s]);
+
+  // Jobs, sorted and shifted to start at 0.
+  w.jobs.reserve(kept.size());
+  SimTime t0 = kMaxSimTime;
+  for (const Kept& k : kept) t0 = std::min(t0, k.job->submit);
+  for (const Kept& k : kept) {
+    WorkloadJob j;
+    j.submit = k.job->submit - t0;
+    j.run = k.job->duration;
+    j.instances = k.instances;
+    j.line = k.job->line;
+    j.share = team_to_share[static_cast<size_t>(k.team)];
+    j.priority = m.trace_priority ? static_cast<int32_t>(std::clamp<int64_t>(k.job->priority, 0, 9999)) : 0;
+    j.failed = m.failed_jobs_fail && k.job->failed;
+    w.jobs.push_back(j);
+  }
+  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const WorkloadJob& a, const WorkloadJob& b) {
+    return a.submit != b.submit ? a.submit < b.submit : a.line < b.line;
+  });
+
+  // Limits.
+  const size_t ns = w.shares.size();
+  switch (m.limit_source) {
+    case LimitSource::kProportional: {
+      if (!m.instances) {
+        return absl::InvalidArgumentError(absl::StrCat(src, ": environment.instances is required with proportional limits"));
+      }
+      if (*m.instances < static_cast<int64_t>(ns)) {
+        return absl::InvalidArgumentError(absl::StrCat(src, ": environment.instances ", *m.instances,
+                                                       " is less than the ", ns, " shares"));
+      }
+      w.limits = Proportional(*m.instances, share_demand);
+      w.environment = *m.instances;
+      break;
+    }
+    case LimitSource::kGiven: {
+      int64_t sum = 0;
+      for (const std::string& s : w.shares) {
+        auto it = m.given_limits.find(s);
+        if (it == m.given_limits.end()) {
+          return absl::InvalidArgumentError(absl::StrCat(src, ": limits.instances has no entry for share '", s, "'"));
+        }
+        w.limits.push_back(it->second);
+        sum += it->second;
+      }
+      w.environment = m.instances ? *m.instances : sum;
+      break;
+    }
+    case LimitSource::kQuotaTable: {
+      if (table == nullptr) return absl::InvalidArgumentError(absl::StrCat(src, ": limits need a quota table"));
+      std::vector<int> col(ns);
+      for (size_t s = 0; s < ns; ++s) {
+        auto it = m.quota_columns.find(w.shares[s]);
+        if (it == m.quota_columns.end()) {
+          return absl::InvalidArgumentError(absl::StrCat(src, ": limits.columns has no entry for share '", w.shares[s], "'"));
+        }
+        col[s] = table->ColumnIndex(it->second);
+        if (col[s] < 0) {
+          return absl::InvalidArgumentError(absl::StrCat(src, ": limits.columns.", w.shares[s], ": column '", it->second,
+                                                         "' is not in ", table->source));
+        }
+      }
+      auto row_limits = [&](size_t row, int64_t* env) {
+        std::vector<int64_t> l(ns);
+        int64_t sum = 0;
+        for (size_t s = 0; s < ns; ++s) {
+          const auto g = static_cast<double>(table->gpus[row][static_cast<size_t>(col[s])]);
+          l[s] = std::max<int64_t>(1, static_cast<int64_t>(std::floor(g / m.gpus_per_instance + 1e-9)));
+          sum += l[s];
+        }
+        *env = m.instances ? *m.instances : sum;
+        return l;
+      };
+      w.limits = row_limits(0, &w.environment);
+      std::vector<int64_t> prev = w.limits;
+      int64_t prev_env = w.environment;
+      for (size_t row = 1; row < table->days.size(); ++row) {
+        int64_t env = 0;
+        std::vector<int64_t> l = row_limits(row, &env);
+        if (l == prev && env == prev_env) continue;
+        LimitChange c;
+        c.day = static_cast<int64_t>(row);
+        c.time = static_cast<SimTime>(row) * 86400 * kMillisPerSecond;
+        c.limits = l;
+        c.environment = env;
+        w.changes.push_back(std::move(c));
+        prev = std::move(l);
+        prev_env = env;
+      }
+      break;
+    }
+  }
+
+  Fnv h;
+  h.Str(w.instance_type);
+  for (size_t s = 0; s < ns; ++s) {
+    h.Str(w.shares[s]);
+    h.Int(w.limits[s]);
+  }
+  h.Int(w.environment);
+  for (const LimitChange& c : w.changes) {
+    h.Int(c.time);
+    h.Int(c.environment);
+    for (int64_t l : c.limits) h.Int(l);
+  }
+  for (const WorkloadJob& j : w.jobs) {
+    h.Int(j.submit);
+    h.Int(j.run);
+    h.Int(j.instances);
+    h.Int(j.share);
+    h.Int(j.priority);
+    h.Int(j.failed ? 1 : 0);
+  }
+  w.fingerprint = h.value();
+  return w;
+}
+
+absl::StatusOr<Workload> BuildWorkload(const std::string& trace_path, TraceFormat format,
+                                       const ImportOptions& import, const Mapping& mapping,
+                                       const QuotaTable* table) {
+  std::vector<TraceJob> jobs;
+  ImportStats stats;
+  absl::Status s = ReadTraceFile(trace_path, format, import, [&](const TraceJob& j) { jobs.push_back(j); }, &stats);
+  if (!s.ok()) return s;
+  absl::StatusOr<Workload> w = BuildWorkloadFromJobs(TraceName(trace_path), jobs, mapping, table);
+  if (w.ok()) w->import = std::move(stats);
+  return w;
+}
+
+absl::StatusOr<LoadedWorkload> LoadWorkload(const WorkloadInputs& in) {
+  LoadedWorkload out;
+  absl::StatusOr<Mapping> m = LoadMappingFile(in.mapping_path);
+  if (!m.ok()) return m.status();
+  out.mapping = std::move(*m);
+  TraceFormat format = TraceFormat::kSwf;
+  if (!in.format.empty()) {
+    absl::StatusOr<TraceFormat> f = ParseTraceFormat(in.format);
+    if (!f.ok()) return f.status();
+    format = *f;
+  } else if (out.mapping.format) {
+    format = *out.mapping.format;
+  } else {
+    absl::StatusOr<TraceFormat> f = GuessTraceFormat(in.trace_path);
+    if (!f.ok()) return f.status();
+    format = *f;
+  }
+  ImportOptions import;
+  import.skip_bad_rows = in.skip_bad_rows;
+  import.swf_team = out.mapping.swf_team;
+  import.gavel_steps_per_second = out.mapping.gavel_steps_per_second;
+  if (!in.swf_team.empty()) {
+    absl::StatusOr<SwfTeamField> t = ParseSwfTeamField(in.swf_team);
+    if (!t.ok()) return t.status();
+    import.swf_team = *t;
+  }
+  std::optional<QuotaTable> table;
+  const std::string table_path = in.quota_table_path.empty() ? out.mapping.quota_table_path : in.quota_table_path;
+  if (out.mapping.limit_source == LimitSource::kQuotaTable) {
+    absl::StatusOr<QuotaTable> t = ReadQuotaTableFile(table_path);
+    if (!t.ok()) return t.status();
+    table = std::move(*t);
+  }
+  absl::StatusOr<Workload> w =
+      BuildWorkload(in.trace_path, format, import, out.mapping, table ? &*table : nullptr);
+  if (!w.ok()) return w.status();
+  out.workload = std::move(*w);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+
+absl::StatusOr<Scenario> BuildScenario(const Workload& w, const Policy& p, std::vector<int32_t>* job_share) {
+  Scenario sc;
+  sc.source = p.name;
+  sc.scheduling_policy = p.config.scheduling_policy;
+  sc.job_queue = p.config.job_queue;
+  sc.knobs = p.config.knobs;
+  sc.service_environment = p.config.service_environment;
+  const bool env_from_mapping = sc.service_environment.capacity_limits.empty();
+  if (env_from_mapping) sc.service_environment.capacity_limits = {{w.instance_type, w.environment}};
+  const bool single = !p.single_share.empty();
+
+  auto limits_of = [&](int64_t n) { return std::vector<CapacityLimit>{{w.instance_type, n}}; };
+  // Share requests.
+  std::vector<std::string> names = single ? std::vector<std::string>{p.single_share} : w.shares;
+  std::vector<bool> derived;  // limits follow the mapping (and the quota table)
+  int index = 0;
+  auto add_share = [&](CreateQuotaShareRequest req) {
+    ScenarioEvent e;
+    e.time = 0;
+    e.path = absl::StrCat("quotaShares[", index++, "]");
+    e.request = std::move(req);
+    sc.events.push_back(std::move(e));
+  };
+  for (size_t s = 0; s < names.size(); ++s) {
+    CreateQuotaShareRequest req;
+    if (p.has_template) req = p.share_template;
+    const CreateQuotaShareRequest* named = nullptr;
+    for (const CreateQuotaShareRequest& n : p.named_shares) {
+      if (*n.quota_share_name == names[s]) named = &n;
+    }
+    if (named != nullptr) {
+      if (named->capacity_limits) req.capacity_limits = named->capacity_limits;
+      if (named->has_resource_sharing) {
+        req.has_resource_sharing = true;
+        req.strategy = named->strategy;
+        req.borrow_limit = named->borrow_limit;
+      }
+      if (named->in_share_preemption) req.in_share_preemption = named->in_share_preemption;
+      if (named->state) req.state = named->state;
+      if (named->job_queue) req.job_queue = named->job_queue;
+    }
+    req.quota_share_name = names[s];
+    const bool is_derived = !req.capacity_limits.has_value();
+    if (is_derived) req.capacity_limits = limits_of(single ? w.environment : w.limits[s]);
+    if (!req.in_share_preemption) req.in_share_preemption = Toggle::kDisabled;
+    derived.push_back(is_derived);
+    add_share(std::move(req));
+  }
+  for (const CreateQuotaShareRequest& n : p.named_shares) {
+    if (std::find(names.begin(), names.end(), *n.quota_share_name) == names.end()) add_share(n);
+  }
+
+  // Limit changes and submissions, merged by time (changes first).
+  std::vector<ScenarioEvent> timed;
+  for (const LimitChange& c : w.changes) {
+    if (env_from_mapping) {
+      UpdateServiceEnvironmentRequest u;
+      u.service_environment = sc.service_environment.name;
+      u.capacity_limits = limits_of(c.environment);
+      timed.push_back({c.time, absl::StrCat("quotaTable[day ", c.day, "].environment"), u});
+    }
+    for (size_t s = 0; s < names.size(); ++s) {
+      if (!derived[s]) continue;
+      UpdateQuotaShareRequest u;
+      u.quota_share_arn = names[s];
+      u.capacity_limits = limits_of(single ? c.environment : c.limits[s]);
+      timed.push_back({c.time, absl::StrCat("quotaTable[day ", c.day, "].", names[s]), u});
+    }
+  }
+  size_t ci = 0;
+  if (job_share != nullptr) job_share->assign(w.jobs.size(), 0);
+  sc.events.reserve(sc.events.size() + timed.size() + w.jobs.size());
+  char name[32];
+  for (size_t i = 0; i < w.jobs.size(); ++i) {
+    const WorkloadJob& j = w.jobs[i];
+    while (ci < timed.size() && timed[ci].time <= j.submit) sc.events.push_back(std::move(timed[ci++]));
+    std::snprintf(name, sizeof(name), "j%07zu", i);
+    SubmitServiceJobRequest r;
+    r.job_name = name;
+    r.job_queue = sc.job_queue.name;
+    r.service_job_type = "SAGEMAKER_TRAINING";
+    r.quota_share_name = names[single ? 0 : static_cast<size_t>(j.share)];
+    if (!p.ignore_priority && j.priority != 0) r.scheduling_priority = j.priority;
+    r.instance_type = w.instance_type;
+    r.instance_count = j.instances;
+    r.run_time = j.run;
+    r.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
+    if (job_share != nullptr) (*job_share)[i] = single ? 0 : j.share;
+    sc.events.push_back({j.submit, absl::StrCat("trace line ", j.line), std::move(r)});
+  }
+  while (ci < timed.size()) sc.events.push_back(std::move(timed[ci++]));
+  sc.submit_count = static_cast<int64_t>(w.jobs.size());
+  return sc;
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+
+std::string Fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+// Time series, waits and fairness from the log records of one run.
+class ReplayObserver : public LogSink {
+ public:
+  ReplayObserver(const Workload& w, std::vector<int32_t> job_share, int num_shares, SimTime bucket,
+                 ReplayProgress* progress)
+      : w_(w),
+        job_share_(std::move(job_share)),
+        shares_(static_cast<size_t>(num_shares)),
+        bucket_(bucket),
+        progress_(progress),
+        held_(w.jobs.size(), 0),
+        first_runnable_(w.jobs.size(), -1),
+        scheduled_(w.jobs.size(), false) {}
+
+  void OnJob(const JobRecord& r) override {
+    const int64_t j = JobIndex(r.job_name);
+    if (j < 0) return;
+    const auto ju = static_cast<size_t>(j);
+    const auto s = static_cast<size_t>(job_share_[ju]);
+    if (r.preemption != PreemptionType::kNone) {
+      Bucket(r.time);
+      if (r.preemption == PreemptionType::kCrossShare) {
+        ++cross_[Idx(r.time)];
+      } else {
+        ++in_[Idx(r.time)];
+      }
+      return;
+    }
+    switch (r.status) {
+      case JobStatus::kRunnable:
+        Release(ju, s, r.time);
+        if (first_runnable_[ju] < 0) first_runnable_[ju] = r.time;
+        break;
+      case JobStatus::kScheduled: {
+        Change(s, r.time, r.quantity);
+        held_[ju] = r.quantity;
+        if (!scheduled_[ju]) {
+          scheduled_[ju] = true;
+          const SimTime wait = r.time - first_runnable_[ju];
+          waits_.push_back(wait);
+          const double run = std::max<double>(static_cast<double>(w_.jobs[ju].run) / 1000.0, 10.0);
+          shares_[s].bsld_sum += (static_cast<double>(wait) / 1000.0 + run) / run;
+          ++shares_[s].started;
+        }
+        break;
+      }
+      case JobStatus::kSucceeded:
+      case JobStatus::kFailed:
+        Release(ju, s, r.time);
+        if (r.status == JobStatus::kFailed &&
+            r.status_reason.substr(0, reasons::kTimeLimitPrefix.size()) == reasons::kTimeLimitPrefix) {
+          ++terminated_;
+        } else {
+          ++finished_;
+        }
+        if (progress_ != nullptr && ++pending_progress_ >= 1024) FlushProgress(r.time);
+        break;
+      default:
+        break;
+    }
+  }
+  void OnRejected(const RejectedRecord&) override {}
+  void OnSnapshot(const SnapshotRecord&) override {}
+  void OnCapacity(const CapacityRecord& r) override {
+    Integrate(capacity_, r.time);
+    capacity_.current = r.max_capacity;
+  }
+  void OnEnd(SimTime end) override {
+    end_ = end;
+    for (Series& s : shares_) Integrate(s.usage, end);
+    Integrate(capacity_, end);
+    Bucket(end);
+    if (progress_ != nullptr) FlushProgress(end);
+  }
+
+  int64_t finished() const { return finished_; }
+  int64_t terminated() const { return terminated_; }
+
+  std::string TimeseriesCsv(const std::vector<std::string>& names) const {
+    std::string out = "hour";
+    for (const std::string& n : names) absl::StrAppend(&out, ",", n);
+    absl::StrAppend(&out, ",total,capacity,preempt_cross,preempt_in\n");
+    const size_t nb = NumBuckets();
+    const double bucket = static_cast<double>(bucket_);
+    for (size_t b = 0; b < nb; ++b) {
+      absl::StrAppend(&out, Fixed(static_cast<double>(b) * bucket / 3.6e6, 2));
+      int64_t total = 0;
+      for (const Series& s : shares_) {
+        const int64_t v = b < s.usage.ms.size() ? s.usage.ms[b] : 0;
+        total += v;
+        absl::StrAppend(&out, ",", Fixed(static_cast<double>(v) / bucket, 1));
+      }
+      const int64_t cap = b < capacity_.ms.size() ? capacity_.ms[b] : 0;
+      absl::StrAppend(&out, ",", Fixed(static_cast<double>(total) / bucket, 1), ",",
+                      Fixed(static_cast<double>(cap) / bucket, 1), ",", b < cross_.size() ? cross_[b] : 0, ",",
+                      b < in_.size() ? in_[b] : 0, "\n");
+    }
+    return out;
+  }
+
+  // Nearest-rank percentiles 0, 0.5, ..., 100 of the waits of all started jobs.
+  std::string WaitsCsv() const {
+    std::vector<SimTime> v = waits_;
+    std::sort(v.begin(), v.end());
+    std::string out = "percentile,wait_seconds\n";
+    if (v.empty()) return out;
+    for (int k = 0; k <= 200; ++k) {
+      const size_t rank = std::max<size_t>(1, (static_cast<size_t>(k) * v.size() + 199) / 200);
+      absl::StrAppend(&out, Fixed(k / 2.0, 1), ",", FormatSeconds(v[rank - 1]), "\n");
+    }
+    return out;
+  }
+
+  // Jain's index over shares of their mean bounded slowdown (tau 10 s).
+  double Fairness() const {
+    double sum = 0, sq = 0;
+    int n = 0;
+    for (const Series& s : shares_) {
+      if (s.started == 0) continue;
+      const double x = s.bsld_sum / static_cast<double>(s.started);
+      sum += x;
+      sq += x * x;
+      ++n;
+    }
+    return n == 0 || sq == 0 ? 1.0 : sum * sum / (n * sq);
+  }
+  double MeanBsld(size_t s) const {
+    return shares_[s].started ? shares_[s].bsld_sum / static_cast<double>(shares_[s].started) : 0.0;
+  }
+
+ private:
+  struct Integral {
+    int64_t current = 0;
+    SimTime since = 0;
+    std::vector<int64_t> ms;  // value x ms per bucket
+  };
+  struct Series {
+    Integral usage;
+    double bsld_sum = 0;
+    int64_t started = 0;
+  };
+
+  static int64_t JobIndex(std::string_view name) {
+    if (name.size() < 2 || name[0] != 'j') return -1;
+    int64_t v = 0;
+    for (size_t i = 1; i < name.size(); ++i) {
+      if (name[i] < '0' || name[i] > '9') return -1;
+      v = v * 10 + (name[i] - '0');
+    }
+    return v;
+  }
+  size_t Idx(SimTime t) const { return static_cast<size_t>(t / bucket_); }
+  size_t NumBuckets() const { return static_cast<size_t>((end_ + bucket_ - 1) / bucket_) + (end_ == 0 ? 1 : 0); }
+  void Bucket(SimTime t) {
+    const size_t need = Idx(t) + 1;
+    if (cross_.size() < need) {
+      cross_.resize(need, 0);
+      in_.resize(need, 0);
+    }
+  }
+  void Integrate(Integral& in, SimTime now) {
+    if (now <= in.since) return;
+    if (in.current != 0) {
+      const size_t last = Idx(now - 1);
+      if (in.ms.size() <= last) in.ms.resize(last + 1, 0);
+      SimTime t = in.since;
+      while (t < now) {
+        const size_t b = Idx(t);
+        const SimTime stop = std::min<SimTime>(now, static_cast<SimTime>(b + 1) * bucket_);
+        in.ms[b] += in.current * (stop - t);
+        t = stop;
+      }
+    }
+    in.since = now;
+  }
+  void Change(size_t s, SimTime t, int64_t delta) {
+    Integrate(shares_[s].usage, t);
+    shares_[s].usage.current += delta;
+  }
+  void Release(size_t j, size_t s, SimTime t) {
+    if (held_[j] == 0) return;
+    Change(s, t, -held_[j]);
+    held_[j] = 0;
+  }
+  void FlushProgress(SimTime t) {
+    progress_->jobs_done.fetch_add(pending_progress_, std::memory_order_relaxed);
+    pending_progress_ = 0;
+    int64_t cur = progress_->sim_ms_max.load(std::memory_order_relaxed);
+    while (t > cur && !progress_->sim_ms_max.compare_exchange_weak(cur, t, std::memory_order_relaxed)) {
+    }
+  }
+
+  const Workload& w_;
+  std::vector<int32_t> job_share_;
+  std::vector<Series> shares_;
+  SimTime bucket_;
+  ReplayProgress* progress_;
+  std::vector<int64_t> held_;
+  std::vector<SimTime> first_runnable_;
+  std::vector<bool> scheduled_;
+  std::vector<SimTime> waits_;
+  std::vector<int64_t> cross_, in_;
+  Integral capacity_;
+  SimTime end_ = 0;
+  int64_t finished_ = 0, terminated_ = 0;
+  int64_t pending_progress_ = 0;
+};
+
+double Sec(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
+
+}  // namespace
+
+absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const RunPolicyOptions& options) {
+  if (options.bucket <= 0) return absl::InvalidArgumentError("time-series bucket must be positive");
+  std::vector<int32_t> job_share;
+  absl::StatusOr<Scenario> sc = BuildScenario(w, p, &job_share);
+  if (!sc.ok()) return sc.status();
+  const std::vector<std::string> names =
+      p.single_share.empty() ? w.shares : std::vector<std::string>{p.single_share};
+  SummaryBuilder summary;
+  ReplayObserver observer(w, std::move(job_share), static_cast<int>(names.size()), options.bucket,
+                          options.progress);
+  std::vector<LogSink*> sinks = {&summary, &observer};
+  std::unique_ptr<std::ofstream> events_file;
+  std::unique_ptr<JsonlWriter> writer;
+  if (!options.events_path.empty()) {
+    events_file = std::make_unique<std::ofstream>(options.events_path, std::ios::binary | std::ios::trunc);
+    if (!*events_file) return absl::NotFoundError(absl::StrCat("cannot write ", options.events_path));
+    writer = std::make_unique<JsonlWriter>(events_file.get());
+    sinks.push_back(writer.get());
+  }
+  TeeSink tee(sinks);
+  RunOptions ro;
+  ro.check_invariants = options.check_invariants;
+  PolicyRun out;
+  out.policy = p.name;
+  out.description = p.description;
+  out.stats = RunFastEngine(*sc, tee, ro);
+  if (writer) {
+    writer->Flush();
+    if (!*events_file) return absl::DataLossError(absl::StrCat("error writing ", options.events_path));
+  }
+  if (options.progress != nullptr) options.progress->runs_done.fetch_add(1, std::memory_order_relaxed);
+  out.summary = summary.Build(out.stats.invariant_violations);
+  out.summary_json = SummaryToJson(out.summary);
+  out.timeseries_csv = observer.TimeseriesCsv(names);
+  out.waits_csv = observer.WaitsCsv();
+
+  const Summary& s = out.summary;
+  nlohmann::ordered_json m;
+  m["policy"] = p.name;
+  m["description"] = p.description;
+  double util = 0;
+  for (const auto& [unit, u] : s.utilisation) util = std::max(util, u);
+  m["utilisation"] = util;
+  m["jobsSubmitted"] = s.total.submitted;
+  m["jobsFinished"] = observer.finished();
+  m["jobsTerminated"] = observer.terminated();
+  m["jobsUnfinished"] = s.total.unfinished;
+  m["rejectedRequests"] = s.rejected_requests;
+  m["invariantViolations"] = s.invariant_violations;
+  m["endTimeSeconds"] = Sec(s.end_time);
+  m["waitSeconds"] = {{"mean", s.total.wait.count ? Sec(s.total.wait.sum) / static_cast<double>(s.total.wait.count) : 0.0},
+                      {"p50", Sec(s.total.wait.p50)},
+                      {"p95", Sec(s.total.wait.p95)},
+                      {"p99", Sec(s.total.wait.p99)},
+                      {"max", Sec(s.total.wait.max)}};
+  m["preemptionsCrossShare"] = s.total.preempted_cross;
+  m["preemptionsInShare"] = s.total.preempted_in;
+  m["instanceHoursLost"] = static_cast<double>(s.total.work_lost_instance_ms) / 3.6e6;
+  m["reclaimLatencySeconds"] = {{"count", s.total.reclaim.count},
+                                {"p99", Sec(s.total.reclaim.p99)},
+                                {"max", Sec(s.total.reclaim.max)}};
+  m["fairnessJain"] = observer.Fairness();
+  nlohmann::ordered_json shares = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto it = s.shares.find(names[i]);
+    if (it == s.shares.end()) continue;
+    const ShareSummary& sh = it->second;
+    int64_t own = 0, borrowed = 0;
+    for (const auto& [unit, v] : sh.instance_ms) {
+      own += v.first;
+      borrowed += v.second;
+    }
+    shares.push_back({{"name", names[i]},
+                      {"jobs", sh.submitted},
+                      {"waitP50", Sec(sh.wait.p50)},
+                      {"waitP95", Sec(sh.wait.p95)},
+                      {"waitP99", Sec(sh.wait.p99)},
+                      {"meanBoundedSlowdown", observer.MeanBsld(i)},
+                      {"instanceHours", static_cast<double>(own + borrowed) / 3.6e6},
+                      {"borrowedInstanceHours", static_cast<double>(borrowed) / 3.6e6}});
+  }
+  m["shares"] = shares;
+  out.metrics_json = m.dump(2) + "\n";
+  return out;
+}
+
+}  // namespace qs::trace

@@ -1,0 +1,294 @@
+#include "engine/trace/replay.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/trace/policy.h"
+#include "engine/trace/report.h"
+#include "gtest/gtest.h"
+#include "oneapi/tbb/task_arena.h"
+
+namespace qs::trace {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TraceJob Job(int64_t line, SimTime submit_s, SimTime run_s, double gpus, std::string team, int64_t prio = 0) {
+  TraceJob j;
+  j.line = line;
+  j.submit = submit_s * 1000;
+  j.duration = run_s * 1000;
+  j.gpus = gpus;
+  j.team = std::move(team);
+  j.priority = prio;
+  return j;
+}
+
+// A bursty synthetic trace: 5 teams, demand well above capacity at times.
+std::vector<TraceJob> Synthetic(int n) {
+  std::mt19937_64 rng(42);
+  std::vector<TraceJob> jobs;
+  const char* teams[] = {"alpha", "beta", "gamma", "delta", "eps"};
+  SimTime t = 1000;
+  for (int i = 0; i < n; ++i) {
+    t += static_cast<SimTime>(rng() % 120);
+    const int team = static_cast<int>(rng() % 5);
+    const double gpus = (rng() % 10 == 0) ? 8 : static_cast<double>(1 + rng() % 3);
+    jobs.push_back(Job(i + 2, t, 60 + static_cast<SimTime>(rng() % 5000), gpus, teams[team],
+                       static_cast<int64_t>(rng() % 3)));
+  }
+  return jobs;
+}
+
+Mapping BasicMapping(int64_t instances) {
+  Mapping m;
+  m.source = "m.json";
+  m.instance_type = "ml.p4d.24xlarge";
+  m.gpus_per_instance = 1;
+  m.instances = instances;
+  return m;
+}
+
+TEST(Workload, RoundsSortsShiftsAndSplitsLimits) {
+  std::vector<TraceJob> jobs = {Job(2, 100, 10, 9, "a"), Job(3, 50, 20, 8, "b"), Job(4, 50, 5, 0, "a"),
+                                Job(5, 60, 100, 0.5, "c")};
+  Mapping m = BasicMapping(10);
+  m.gpus_per_instance = 8;
+  m.share_prefix = "t";
+  absl::StatusOr<Workload> w = BuildWorkloadFromJobs("x", jobs, m, nullptr);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->zero_gpu_skipped, 1);
+  EXPECT_EQ(w->rounded_up, 2);  // 9 GPUs -> 2 instances, 0.5 -> 1
+  ASSERT_EQ(w->jobs.size(), 3u);
+  EXPECT_EQ(w->jobs[0].submit, 0);  // line 3 first, shifted to 0
+  EXPECT_EQ(w->jobs[0].line, 3);
+  EXPECT_EQ(w->jobs[2].instances, 2);
+  EXPECT_EQ(w->shares, (std::vector<std::string>{"ta", "tb", "tc"}));
+  // Demand (instance-s): a 20, b 20, c 100 -> 1 each plus 7 split 7*20/140=1, 1, 5.
+  EXPECT_EQ(w->limits, (std::vector<int64_t>{2, 2, 6}));
+  // maxShares folds the smallest teams into otherShare.
+  m.max_shares = 2;
+  w = BuildWorkloadFromJobs("x", jobs, m, nullptr);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->shares, (std::vector<std::string>{"other", "tc"}));
+}
+
+TEST(Workload, QuotaTableBecomesLimitChanges) {
+  std::istringstream in("date,A,B,total\n2020-04-01,16,8,24\n2020-04-02,16,8,24\n2020-04-03,8,0,8\n");
+  absl::StatusOr<QuotaTable> t = ReadQuotaTable(in, "q.csv");
+  ASSERT_TRUE(t.ok());
+  Mapping m = BasicMapping(1);
+  m.instances.reset();
+  m.gpus_per_instance = 4;
+  m.limit_source = LimitSource::kQuotaTable;
+  m.quota_columns = {{"a", "A"}, {"b", "B"}};
+  absl::StatusOr<Workload> w =
+      BuildWorkloadFromJobs("x", {Job(1, 0, 10, 1, "a"), Job(2, 0, 10, 1, "b")}, m, &*t);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->limits, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(w->environment, 6);
+  ASSERT_EQ(w->changes.size(), 1u);
+  EXPECT_EQ(w->changes[0].time, 2 * 86400 * 1000);
+  EXPECT_EQ(w->changes[0].limits, (std::vector<int64_t>{2, 1}));  // 0 GPUs -> the minimum of 1
+  EXPECT_EQ(w->changes[0].environment, 3);
+  absl::StatusOr<std::vector<Policy>> std_policies = StandardPolicies();
+  ASSERT_TRUE(std_policies.ok());
+  absl::StatusOr<Scenario> sc = BuildScenario(*w, (*std_policies)[1], nullptr);
+  ASSERT_TRUE(sc.ok());
+  int updates = 0, env_updates = 0;
+  for (const ScenarioEvent& e : sc->events) {
+    updates += std::holds_alternative<UpdateQuotaShareRequest>(e.request) ? 1 : 0;
+    env_updates += std::holds_alternative<UpdateServiceEnvironmentRequest>(e.request) ? 1 : 0;
+  }
+  EXPECT_EQ(updates, 2);
+  EXPECT_EQ(env_updates, 1);
+  // A share without a column is an error naming it.
+  m.quota_columns.erase("b");
+  w = BuildWorkloadFromJobs("x", {Job(1, 0, 10, 1, "a"), Job(2, 0, 10, 1, "b")}, m, &*t);
+  EXPECT_NE(w.status().message().find("no entry for share 'b'"), std::string::npos) << w.status();
+}
+
+TEST(Policy, TemplateAndNamedShares) {
+  // The issue's example: team X a RESERVE share of 16 instances, the others
+  // LEND_AND_BORROW with a 100% borrow limit.
+  absl::StatusOr<Policy> p = ParsePolicy(R"({
+    "description": "X reserved",
+    "quotaShares": [
+      {"quotaShareName": "X", "capacityLimits": [{"capacityUnit": "ml.p4d.24xlarge", "maxCapacity": 16}],
+       "resourceSharingConfiguration": {"strategy": "RESERVE"}},
+      {"quotaShareName": "*", "resourceSharingConfiguration": {"strategy": "LEND_AND_BORROW", "borrowLimit": 100},
+       "preemptionConfiguration": {"inSharePreemption": "DISABLED"}}]})",
+                                         "p.json", "p");
+  ASSERT_TRUE(p.ok()) << p.status();
+  Mapping m = BasicMapping(40);
+  m.teams = {{"x", "X"}, {"y", "Y"}};
+  absl::StatusOr<Workload> w =
+      BuildWorkloadFromJobs("t", {Job(1, 0, 10, 1, "x"), Job(2, 0, 30, 1, "y"), Job(3, 0, 10, 1, "z")}, m, nullptr);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_EQ(w->shares, (std::vector<std::string>{"X", "Y", "other"}));
+  absl::StatusOr<Scenario> sc = BuildScenario(*w, *p, nullptr);
+  ASSERT_TRUE(sc.ok());
+  const auto& x = std::get<CreateQuotaShareRequest>(sc->events[0].request);
+  const auto& y = std::get<CreateQuotaShareRequest>(sc->events[1].request);
+  EXPECT_EQ(*x.strategy, Strategy::kReserve);
+  EXPECT_EQ((*x.capacity_limits)[0].max_capacity, 16);
+  EXPECT_EQ(*x.in_share_preemption, Toggle::kDisabled);
+  EXPECT_EQ(*y.strategy, Strategy::kLendAndBorrow);
+  EXPECT_EQ(*y.borrow_limit, 100);
+  EXPECT_EQ((*y.capacity_limits)[0].capacity_unit, "ml.p4d.24xlarge");
+  EXPECT_EQ(sc->service_environment.capacity_limits[0].max_capacity, 40);
+  EXPECT_EQ(sc->submit_count, 3);
+  // Errors name the path.
+  auto bad = ParsePolicy(R"({"quotaShares": [{"quotaShareName": "*", "capacityLimits": []}]})", "b.json", "b");
+  EXPECT_NE(bad.status().message().find("b.json: quotaShares[0]"), std::string::npos) << bad.status();
+  bad = ParsePolicy(R"({"replay": {"single": "x"}})", "b.json", "b");
+  EXPECT_EQ(bad.status().message(), "b.json: replay.single: unknown key; expected one of: singleShare, ignorePriority");
+  bad = ParsePolicy(R"({"simulation": {"preemptionDrainSeconds": "x"}})", "b.json", "b");
+  EXPECT_NE(bad.status().message().find("b.json: simulation.preemptionDrainSeconds"), std::string::npos);
+}
+
+TEST(Policy, ShippedFilesEqualTheStandardSet) {
+  for (const auto& [name, doc] : StandardPolicyDocuments()) {
+    const std::string path = std::string(QS_SOURCE_DIR) + "/traces/policies/" + name + ".json";
+    EXPECT_EQ(Slurp(path), doc) << path << " differs from StandardPolicyDocuments(); regenerate it";
+  }
+}
+
+struct Outputs {
+  std::vector<std::string> files;
+};
+
+std::vector<std::string> RunAll(const Workload& w, const std::vector<Policy>& policies, int threads) {
+  std::vector<size_t> all(policies.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::vector<std::string> out;
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    auto runs = RunComparison(w, policies, all, RunPolicyOptions{});
+    ASSERT_TRUE(runs.ok()) << runs.status();
+    for (const PolicyRun& r : *runs) {
+      EXPECT_EQ(r.stats.invariant_violations, 0) << r.policy;
+      out.push_back(r.summary_json + r.metrics_json + r.timeseries_csv + r.waits_csv);
+    }
+  });
+  return out;
+}
+
+TEST(Compare, IdenticalAtAnyThreadCount) {
+  absl::StatusOr<Workload> w = BuildWorkloadFromJobs("synthetic", Synthetic(3000), BasicMapping(24), nullptr);
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::StatusOr<std::vector<Policy>> policies = StandardPolicies();
+  ASSERT_TRUE(policies.ok());
+  const std::vector<std::string> one = RunAll(*w, *policies, 1);
+  const std::vector<std::string> two = RunAll(*w, *policies, 2);
+  EXPECT_EQ(one, two);
+  // The synthetic load is heavy enough to preempt under borrowing (borrow-100).
+  EXPECT_EQ(one[5].find("\"preemptionsCrossShare\": 0,"), std::string::npos);
+}
+
+TEST(Compare, ShardsMergeToTheSingleRunReport) {
+  Mapping m = BasicMapping(24);
+  m.description = "synthetic";
+  absl::StatusOr<Workload> w = BuildWorkloadFromJobs("synthetic", Synthetic(1500), m, nullptr);
+  ASSERT_TRUE(w.ok());
+  absl::StatusOr<std::vector<Policy>> policies = StandardPolicies();
+  ASSERT_TRUE(policies.ok());
+  const fs::path root = fs::path(testing::TempDir()) / "qs_shard_test";
+  fs::remove_all(root);
+  auto run_shard = [&](Shard s, const fs::path& dir) {
+    fs::create_directories(dir);
+    auto runs = RunComparison(*w, *policies, ShardPolicies(policies->size(), s), RunPolicyOptions{});
+    ASSERT_TRUE(runs.ok());
+    for (const PolicyRun& r : *runs) ASSERT_TRUE(WritePolicyRun(dir.string(), r).ok());
+    const Manifest man = MakeManifest(*w, m, *policies, s);
+    ASSERT_TRUE(WriteManifest(dir.string(), man).ok());
+    if (s.count == 1) {
+      ASSERT_TRUE(WriteReport(dir.string(), man).ok());
+    }
+  };
+  run_shard({0, 1}, root / "single");
+  run_shard({0, 3}, root / "s0");
+  run_shard({1, 3}, root / "s1");
+  // A missing shard is an error naming it.
+  absl::Status missing = MergeShards((root / "merged").string(), {(root / "s0").string(), (root / "s1").string()});
+  EXPECT_NE(missing.message().find("shard 2 of 3 is missing"), std::string::npos) << missing;
+  run_shard({2, 3}, root / "s2");
+  absl::Status s = MergeShards((root / "merged").string(),
+                               {(root / "s0").string(), (root / "s1").string(), (root / "s2").string()});
+  ASSERT_TRUE(s.ok()) << s;
+  for (const char* f : {"comparison.md", "comparison.csv", "share-waits.csv"}) {
+    const std::string a = Slurp((root / "single" / f).string());
+    EXPECT_FALSE(a.empty()) << f;
+    EXPECT_EQ(a, Slurp((root / "merged" / f).string())) << f;
+  }
+  // Shards of another comparison do not merge.
+  Mapping m2 = BasicMapping(25);
+  absl::StatusOr<Workload> w2 = BuildWorkloadFromJobs("synthetic", Synthetic(1500), m2, nullptr);
+  const Manifest other = MakeManifest(*w2, m2, *policies, {2, 3});
+  ASSERT_TRUE(WriteManifest((root / "s2").string(), other).ok());
+  s = MergeShards((root / "merged2").string(), {(root / "s0").string(), (root / "s1").string(), (root / "s2").string()});
+  EXPECT_NE(s.message().find("describe different comparisons"), std::string::npos) << s;
+}
+
+TEST(Compare, ShardArgumentsAndEnvironment) {
+  EXPECT_EQ(*ParseShard("1/4"), (Shard{1, 4}));
+  EXPECT_FALSE(ParseShard("4/4").ok());
+  EXPECT_FALSE(ParseShard("x").ok());
+  auto env = [](std::map<std::string, std::string> vars) {
+    return [vars](const char* name) -> const char* {
+      auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  };
+  EXPECT_EQ(**ShardFromEnvironment(env({{"AWS_BATCH_JOB_ARRAY_INDEX", "2"}, {"AWS_BATCH_JOB_ARRAY_SIZE", "3"}})),
+            (Shard{2, 3}));
+  EXPECT_EQ(**ShardFromEnvironment(env({{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_COUNT", "4"},
+                                        {"SLURM_ARRAY_TASK_MIN", "3"}})),
+            (Shard{2, 4}));
+  EXPECT_EQ(**ShardFromEnvironment(env({{"JOB_COMPLETION_INDEX", "0"}, {"QS_SHARD_COUNT", "2"}})), (Shard{0, 2}));
+  EXPECT_FALSE(ShardFromEnvironment(env({{"JOB_COMPLETION_INDEX", "0"}})).ok());
+  EXPECT_FALSE(ShardFromEnvironment(env({{"AWS_BATCH_JOB_ARRAY_INDEX", "3"}, {"AWS_BATCH_JOB_ARRAY_SIZE", "3"}})).ok());
+  EXPECT_FALSE(ShardFromEnvironment(env({}))->has_value());
+  EXPECT_EQ(ShardPolicies(7, {1, 3}), (std::vector<size_t>{1, 4}));
+}
+
+TEST(Replay, TimeSeriesAddsUpToTheSummary) {
+  absl::StatusOr<Workload> w = BuildWorkloadFromJobs("synthetic", Synthetic(400), BasicMapping(24), nullptr);
+  ASSERT_TRUE(w.ok());
+  absl::StatusOr<std::vector<Policy>> policies = StandardPolicies();
+  RunPolicyOptions o;
+  o.bucket = 600 * 1000;
+  absl::StatusOr<PolicyRun> run = RunPolicy(*w, (*policies)[5], o);
+  ASSERT_TRUE(run.ok());
+  // Sum of the "total" column x bucket = instance-seconds of the summary.
+  std::istringstream in(run->timeseries_csv);
+  std::string line;
+  std::getline(in, line);
+  double total = 0;
+  int64_t preempt = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    total += std::stod(f[f.size() - 4]) * 600;
+    preempt += std::stoll(f[f.size() - 2]) + std::stoll(f[f.size() - 1]);
+  }
+  int64_t used_ms = 0;
+  for (const auto& [unit, v] : run->summary.total.instance_ms) used_ms += v.first + v.second;
+  EXPECT_NEAR(total, static_cast<double>(used_ms) / 1000.0, 0.05 * 600 * 100);  // 0.1 rounding per bucket
+  EXPECT_EQ(preempt, run->summary.total.preempted_cross + run->summary.total.preempted_in);
+}
+
+}  // namespace
+}  // namespace qs::trace
