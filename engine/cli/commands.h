@@ -18,6 +18,9 @@ int RunCommand(const std::vector<std::string>& args);       // run_command.cc
 int ValidateCommand(const std::vector<std::string>& args);  // run_command.cc
 int GenCommand(const std::vector<std::string>& args);       // gen_command.cc
 int SweepCommand(const std::vector<std::string>& args);     // sweep_command.cc
+int ReplayCommand(const std::vector<std::string>& args);    // replay_command.cc
+int CompareCommand(const std::vector<std::string>& args);   // compare_command.cc
+int MergeCommand(const std::vector<std::string>& args);     // merge_command.cc
 
 }  // namespace qs
 

@@ -23,6 +23,9 @@ constexpr Command kCommands[] = {
     {"validate", "check a scenario document only", qs::ValidateCommand},
     {"gen", "generate a seeded synthetic workload (.json or .qsb)", qs::GenCommand},
     {"sweep", "run many (scenario x knob) variants in parallel", qs::SweepCommand},
+    {"replay", "replay a real cluster trace under one policy", qs::ReplayCommand},
+    {"compare", "replay a trace under many policies; comparison report", qs::CompareCommand},
+    {"merge", "join the shard outputs of compare --shard K/N into one report", qs::MergeCommand},
 };
 
 void PrintUsage(std::ostream& os) {

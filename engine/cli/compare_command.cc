@@ -1,0 +1,220 @@
+// `quotasim compare`: one trace under a list of policies, in parallel, with a
+// comparison report; `--shard K/N` runs one part of the list (merge_command.cc
+// joins the parts).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "boost/program_options.hpp"
+#include "engine/cli/commands.h"
+#include "engine/trace/progress.h"
+#include "engine/trace/replay.h"
+#include "engine/trace/report.h"
+#include "oneapi/tbb/global_control.h"
+#include "oneapi/tbb/info.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace qs {
+namespace {
+
+int ExitFor(const absl::Status& s) {
+  std::cerr << "quotasim: " << s.message() << "\n";
+  return s.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
+}
+
+// Policy arguments: files, directories (every *.json inside, by name), or
+// "standard" for the standard set.
+absl::StatusOr<std::vector<trace::Policy>> LoadPolicies(const std::vector<std::string>& args) {
+  std::vector<trace::Policy> out;
+  for (const std::string& a : args) {
+    if (a == "standard") {
+      absl::StatusOr<std::vector<trace::Policy>> s = trace::StandardPolicies();
+      if (!s.ok()) return s.status();
+      for (trace::Policy& p : *s) out.push_back(std::move(p));
+      continue;
+    }
+    std::vector<std::string> files;
+    std::error_code ec;
+    if (fs::is_directory(a, ec)) {
+      for (const auto& e : fs::directory_iterator(a, ec)) {
+        if (e.path().extension() == ".json") files.push_back(e.path().string());
+      }
+      std::sort(files.begin(), files.end());
+    } else {
+      files.push_back(a);
+    }
+    for (const std::string& f : files) {
+      absl::StatusOr<trace::Policy> p = trace::LoadPolicyFile(f);
+      if (!p.ok()) return p.status();
+      out.push_back(std::move(*p));
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (out[i].name == out[j].name) {
+        return absl::InvalidArgumentError(absl::StrCat("two policies are named '", out[i].name, "'"));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int CompareCommand(const std::vector<std::string>& args) {
+  po::options_description opts("quotasim compare TRACE --mapping M.json [options]");
+  trace::WorkloadInputs in;
+  std::vector<std::string> policy_args;
+  std::string out_dir, shard_arg;
+  int threads = 0;
+  double bucket_hours = 1;
+  opts.add_options()("help,h", "show this help")(
+      "format", po::value<std::string>(&in.format),
+      "swf | philly-pollux | philly-gavel | philly-rfold | alibaba-openb (default: the mapping's)")(
+      "mapping", po::value<std::string>(&in.mapping_path), "mapping file (JSON)")(
+      "policies", po::value<std::vector<std::string>>(&policy_args)->multitoken(),
+      "policy files or directories of them, or 'standard' (default: standard)")(
+      "out", po::value<std::string>(&out_dir), "output directory (default: results/<trace name>)")(
+      "shard", po::value<std::string>(&shard_arg),
+      "run only shard K of N of the policy list (K/N); default from AWS_BATCH_JOB_ARRAY_INDEX/SIZE, "
+      "SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX with QS_SHARD_COUNT")(
+      "threads", po::value<int>(&threads)->default_value(0),
+      "worker threads (0 = all cores); output bytes never depend on it")(
+      "bucket-hours", po::value<double>(&bucket_hours)->default_value(1), "time-series bucket, hours")(
+      "skip-bad-rows", "skip (and count) malformed trace rows instead of stopping at the first")(
+      "swf-team", po::value<std::string>(&in.swf_team), "SWF team field: group | user | queue | partition")(
+      "quota-table", po::value<std::string>(&in.quota_table_path), "per-day quota table overriding the mapping's")(
+      "no-check", "skip the engine's invariant checks after every event (faster)")(
+      "list-policies", "print the standard policies and exit")(
+      "write-policies", po::value<std::string>(), "write the standard policies as DIR/<name>.json and exit");
+  po::options_description hidden;
+  hidden.add_options()("trace", po::value<std::string>(&in.trace_path));
+  po::positional_options_description pos;
+  pos.add("trace", 1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "quotasim compare: " << e.what() << "\n" << opts;
+    return kExitError;
+  }
+  if (vm.count("help")) {
+    std::cout << opts
+              << "\nWrites into the output directory, per policy: <policy>.summary.json, .metrics.json,\n"
+                 ".timeseries.csv, .waits.csv; and the report comparison.md, comparison.csv,\n"
+                 "share-waits.csv (plots: scripts/plot-compare DIR). With N > 1 shards each shard writes its\n"
+                 "policies and a shard-K-of-N.json manifest; `quotasim merge` writes the report, byte-identical\n"
+                 "to a single run's.\n";
+    return kExitOk;
+  }
+  if (vm.count("list-policies")) {
+    absl::StatusOr<std::vector<trace::Policy>> s = trace::StandardPolicies();
+    if (!s.ok()) return ExitFor(s.status());
+    for (const trace::Policy& p : *s) std::cout << p.name << ": " << p.description << "\n";
+    return kExitOk;
+  }
+  if (vm.count("write-policies")) {
+    const std::string dir = vm["write-policies"].as<std::string>();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    for (const auto& [name, doc] : trace::StandardPolicyDocuments()) {
+      std::ofstream out(fs::path(dir) / (name + ".json"), std::ios::binary | std::ios::trunc);
+      out << doc;
+      if (!out) {
+        std::cerr << "quotasim: cannot write " << (fs::path(dir) / (name + ".json")).string() << "\n";
+        return kExitError;
+      }
+    }
+    return kExitOk;
+  }
+  if (in.trace_path.empty() || in.mapping_path.empty()) {
+    std::cerr << "quotasim compare: TRACE and --mapping are required\n" << opts;
+    return kExitError;
+  }
+  if (threads < 0 || !(bucket_hours > 0)) {
+    std::cerr << "quotasim compare: --threads must be >= 0 and --bucket-hours > 0\n";
+    return kExitError;
+  }
+  trace::Shard shard;
+  if (!shard_arg.empty()) {
+    absl::StatusOr<trace::Shard> s = trace::ParseShard(shard_arg);
+    if (!s.ok()) return ExitFor(s.status());
+    shard = *s;
+  } else {
+    absl::StatusOr<std::optional<trace::Shard>> s = trace::ShardFromEnvironment(&std::getenv);
+    if (!s.ok()) return ExitFor(s.status());
+    if (*s) shard = **s;
+  }
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
+                                  static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
+  const auto start = std::chrono::steady_clock::now();
+  if (policy_args.empty()) policy_args.push_back("standard");
+  absl::StatusOr<std::vector<trace::Policy>> policies = LoadPolicies(policy_args);
+  if (!policies.ok()) return ExitFor(policies.status());
+  if (policies->empty()) {
+    std::cerr << "quotasim compare: no policies\n";
+    return kExitError;
+  }
+  in.skip_bad_rows = vm.count("skip-bad-rows") > 0;
+  absl::StatusOr<trace::LoadedWorkload> loaded = trace::LoadWorkload(in);
+  if (!loaded.ok()) return ExitFor(loaded.status());
+  const trace::Workload& w = loaded->workload;
+  if (w.import.skipped > 0 || w.import.incomplete > 0) {
+    std::cerr << "quotasim: " << in.trace_path << ": " << w.import.skipped << " bad rows skipped, "
+              << w.import.incomplete << " rows with unknown size or run time not replayable\n";
+    for (const std::string& e : w.import.skipped_examples) std::cerr << "  skipped: " << e << "\n";
+  }
+  if (out_dir.empty()) out_dir = (fs::path("results") / w.trace_name).string();
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::cerr << "quotasim: cannot create " << out_dir << ": " << ec.message() << "\n";
+    return kExitError;
+  }
+  const std::vector<size_t> which = trace::ShardPolicies(policies->size(), shard);
+  trace::ReplayProgress counters;
+  trace::ProgressLine progress(&counters, static_cast<int64_t>(w.jobs.size() * which.size()),
+                               static_cast<int64_t>(which.size()));
+  trace::RunPolicyOptions ro;
+  ro.check_invariants = vm.count("no-check") == 0;
+  ro.bucket = static_cast<SimTime>(bucket_hours * 3.6e6);
+  ro.progress = &counters;
+  absl::StatusOr<std::vector<trace::PolicyRun>> runs = trace::RunComparison(w, *policies, which, ro);
+  progress.Stop();
+  if (!runs.ok()) return ExitFor(runs.status());
+  int64_t violations = 0;
+  for (const trace::PolicyRun& r : *runs) {
+    absl::Status s = trace::WritePolicyRun(out_dir, r);
+    if (!s.ok()) return ExitFor(s);
+    violations += r.stats.invariant_violations;
+    for (const std::string& v : r.stats.violation_messages) {
+      std::cerr << "quotasim: " << r.policy << ": INVARIANT VIOLATION: " << v << "\n";
+    }
+  }
+  const trace::Manifest manifest = trace::MakeManifest(w, loaded->mapping, *policies, shard);
+  if (absl::Status s = trace::WriteManifest(out_dir, manifest); !s.ok()) return ExitFor(s);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (shard.count == 1) {
+    if (absl::Status s = trace::WriteReport(out_dir, manifest); !s.ok()) return ExitFor(s);
+    std::cout << "compare: " << w.trace_name << ", " << w.jobs.size() << " jobs x " << which.size()
+              << " policies in " << secs << " s wall; report " << (fs::path(out_dir) / "comparison.md").string()
+              << " (plots: scripts/plot-compare " << out_dir << ")\n";
+  } else {
+    std::cout << "compare: shard " << shard.index << "/" << shard.count << ": " << which.size() << " of "
+              << policies->size() << " policies in " << secs << " s wall into " << out_dir
+              << "; when every shard is done: quotasim merge --out DIR SHARD_DIRS...\n";
+  }
+  return violations == 0 ? kExitOk : kExitError;
+}
+
+}  // namespace qs

@@ -1,0 +1,57 @@
+// `quotasim merge`: joins the outputs of `quotasim compare --shard K/N` runs
+// into the report a single run gives.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "boost/program_options.hpp"
+#include "engine/cli/commands.h"
+#include "engine/trace/report.h"
+
+namespace po = boost::program_options;
+
+namespace qs {
+
+int MergeCommand(const std::vector<std::string>& args) {
+  po::options_description opts("quotasim merge --out DIR SHARD_DIR... [options]");
+  std::string out_dir;
+  std::vector<std::string> dirs;
+  opts.add_options()("help,h", "show this help")(
+      "out", po::value<std::string>(&out_dir), "directory of the merged report (may be one of the shard dirs)");
+  po::options_description hidden;
+  hidden.add_options()("dirs", po::value<std::vector<std::string>>(&dirs));
+  po::positional_options_description pos;
+  pos.add("dirs", -1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "quotasim merge: " << e.what() << "\n" << opts;
+    return kExitError;
+  }
+  if (vm.count("help")) {
+    std::cout << opts
+              << "\nReads the shard-K-of-N.json manifests in the SHARD_DIRs (shards may also share one\n"
+                 "directory), checks they are the same comparison (trace, mapping and policies: same workload\n"
+                 "fingerprint) and that every shard is present once, copies the per-policy files into --out\n"
+                 "and writes comparison.md, comparison.csv and share-waits.csv there.\n";
+    return kExitOk;
+  }
+  if (dirs.empty()) {
+    std::cerr << "quotasim merge: no shard directories\n" << opts;
+    return kExitError;
+  }
+  if (out_dir.empty()) out_dir = dirs[0];
+  absl::Status s = trace::MergeShards(out_dir, dirs);
+  if (!s.ok()) {
+    std::cerr << "quotasim: " << s.message() << "\n";
+    return s.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
+  }
+  std::cout << "merge: report written to " << out_dir << "/comparison.md\n";
+  return kExitOk;
+}
+
+}  // namespace qs

@@ -1,0 +1,136 @@
+// `quotasim replay`: one trace under one policy.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "boost/program_options.hpp"
+#include "engine/cli/commands.h"
+#include "engine/summary.h"
+#include "engine/trace/progress.h"
+#include "engine/trace/replay.h"
+#include "oneapi/tbb/global_control.h"
+#include "oneapi/tbb/info.h"
+
+namespace po = boost::program_options;
+
+namespace qs {
+namespace {
+
+int ExitFor(const absl::Status& s) {
+  std::cerr << "quotasim: " << s.message() << "\n";
+  return s.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
+}
+
+// A policy argument: a file, or the name of a standard policy.
+absl::StatusOr<trace::Policy> LoadPolicyArg(const std::string& arg) {
+  absl::StatusOr<std::vector<trace::Policy>> standard = trace::StandardPolicies();
+  if (!standard.ok()) return standard.status();
+  for (trace::Policy& p : *standard) {
+    if (p.name == arg) return std::move(p);
+  }
+  return trace::LoadPolicyFile(arg);
+}
+
+}  // namespace
+
+int ReplayCommand(const std::vector<std::string>& args) {
+  po::options_description opts("quotasim replay TRACE --mapping M.json --policy P.json [options]");
+  trace::WorkloadInputs in;
+  std::string policy_arg, summary_path, events_path, timeseries_path;
+  int threads = 0;
+  double bucket_hours = 1;
+  opts.add_options()("help,h", "show this help")(
+      "format", po::value<std::string>(&in.format),
+      "swf | philly-pollux | philly-gavel | philly-rfold | alibaba-openb (default: the mapping's, else "
+      "guessed from the file name)")(
+      "mapping", po::value<std::string>(&in.mapping_path), "mapping file (JSON): trace jobs -> service jobs")(
+      "policy", po::value<std::string>(&policy_arg),
+      "policy file (the scenario format's configuration part), or a standard policy name "
+      "(quotasim compare --list-policies)")(
+      "summary", po::value<std::string>(&summary_path), "write the run summary (JSON) here")(
+      "events", po::value<std::string>(&events_path), "write the event log (JSON Lines) here")(
+      "timeseries", po::value<std::string>(&timeseries_path),
+      "write per-share instances in use and preemptions per bucket (CSV) here")(
+      "bucket-hours", po::value<double>(&bucket_hours)->default_value(1), "time-series bucket, hours")(
+      "skip-bad-rows", "skip (and count) malformed trace rows instead of stopping at the first")(
+      "swf-team", po::value<std::string>(&in.swf_team), "SWF team field: group | user | queue | partition")(
+      "quota-table", po::value<std::string>(&in.quota_table_path),
+      "per-day quota table (Helios Venus CSV) overriding the mapping's")(
+      "threads", po::value<int>(&threads)->default_value(0), "worker threads for importing (0 = all cores)")(
+      "no-check", "skip the engine's invariant checks after every event (faster)")(
+      "quiet,q", "do not print the per-share table");
+  po::options_description hidden;
+  hidden.add_options()("trace", po::value<std::string>(&in.trace_path));
+  po::positional_options_description pos;
+  pos.add("trace", 1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "quotasim replay: " << e.what() << "\n" << opts;
+    return kExitError;
+  }
+  if (vm.count("help")) {
+    std::cout << opts
+              << "\nImports the trace (streaming; .gz is gunzipped), maps its jobs with the mapping file,\n"
+                 "applies the policy and runs the fast engine. Prints the per-share summary table.\n"
+                 "Exit 0 on success, 2 on an invalid trace row, mapping or policy (the message names the\n"
+                 "file and line or JSON path), 1 on other errors.\n";
+    return kExitOk;
+  }
+  if (in.trace_path.empty() || in.mapping_path.empty() || policy_arg.empty()) {
+    std::cerr << "quotasim replay: TRACE, --mapping and --policy are required\n" << opts;
+    return kExitError;
+  }
+  if (threads < 0 || !(bucket_hours > 0)) {
+    std::cerr << "quotasim replay: --threads must be >= 0 and --bucket-hours > 0\n";
+    return kExitError;
+  }
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
+                                  static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
+  in.skip_bad_rows = vm.count("skip-bad-rows") > 0;
+  absl::StatusOr<trace::Policy> policy = LoadPolicyArg(policy_arg);
+  if (!policy.ok()) return ExitFor(policy.status());
+  absl::StatusOr<trace::LoadedWorkload> loaded = trace::LoadWorkload(in);
+  if (!loaded.ok()) return ExitFor(loaded.status());
+  const trace::Workload& w = loaded->workload;
+  if (w.import.skipped > 0 || w.import.incomplete > 0) {
+    std::cerr << "quotasim: " << in.trace_path << ": " << w.import.skipped << " bad rows skipped, "
+              << w.import.incomplete << " rows with unknown size or run time not replayable\n";
+    for (const std::string& e : w.import.skipped_examples) std::cerr << "  skipped: " << e << "\n";
+  }
+  trace::ReplayProgress counters;
+  trace::ProgressLine progress(&counters, static_cast<int64_t>(w.jobs.size()), 1);
+  trace::RunPolicyOptions ro;
+  ro.check_invariants = vm.count("no-check") == 0;
+  ro.bucket = static_cast<SimTime>(bucket_hours * 3.6e6);
+  ro.progress = &counters;
+  ro.events_path = events_path;
+  absl::StatusOr<trace::PolicyRun> run = trace::RunPolicy(w, *policy, ro);
+  progress.Stop();
+  if (!run.ok()) return ExitFor(run.status());
+  for (const auto& [path, text] : {std::pair<std::string, const std::string*>{summary_path, &run->summary_json},
+                                   {timeseries_path, &run->timeseries_csv}}) {
+    if (path.empty()) continue;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << *text;
+    if (!out) {
+      std::cerr << "quotasim: cannot write " << path << "\n";
+      return kExitError;
+    }
+  }
+  for (const std::string& v : run->stats.violation_messages) std::cerr << "quotasim: INVARIANT VIOLATION: " << v << "\n";
+  if (vm.count("quiet") == 0) {
+    std::cout << w.trace_name << " under " << policy->name << ": " << w.jobs.size() << " jobs, " << w.shares.size()
+              << " shares, " << w.environment << " x " << w.instance_type << "\n"
+              << SummaryToTable(run->summary);
+  }
+  return run->stats.invariant_violations == 0 ? kExitOk : kExitError;
+}
+
+}  // namespace qs
