@@ -1,6 +1,9 @@
-// Tests of the reference engine: one focused scenario per rule of
-// docs/semantics.md, each with the expected log derived by hand from the
-// rules (derivation in the comment above the expectation).
+// The rule conformance suite: one focused scenario per rule and knob value
+// of docs/semantics.md, each with the expected log derived by hand from the
+// rules (derivation in the comment above the expectation). It is compiled
+// twice: reference_engine_test runs it on the reference engine and
+// fast_conformance_test (QS_CONFORMANCE_FAST) on the fast engine with the
+// full invariant checks, so both implementations answer to the same table.
 //
 // Traces are compared as compact strings, one per job line:
 //   "<t> <job> <STATUS>[ <statusReason>][ n=<q>[ <lender>:<q>...]][ for=<job>][ #<count>]"
@@ -25,6 +28,16 @@
 
 namespace qs {
 namespace {
+
+#ifdef QS_CONFORMANCE_FAST
+RunStats RunEngineUnderTest(const Scenario& sc, LogSink& sink) {
+  RunOptions o;
+  o.full_invariant_check = true;
+  return RunFastEngine(sc, sink, o);
+}
+#else
+RunStats RunEngineUnderTest(const Scenario& sc, LogSink& sink) { return RunReferenceEngine(sc, sink); }
+#endif
 
 using ::qs::testing::JobBuilder;
 using ::qs::testing::ScenarioBuilder;
@@ -155,10 +168,10 @@ class RecordingSink : public LogSink {
   std::optional<SimTime> end;
 };
 
-// Runs the reference engine and checks the run-wide guarantees every test
+// Runs the engine under test and checks the run-wide guarantees every test
 // shares: no invariant violation, OnEnd called once with RunStats.end_time.
 RunStats RunChecked(const Scenario& sc, RecordingSink& sink) {
-  RunStats stats = RunReferenceEngine(sc, sink);
+  RunStats stats = RunEngineUnderTest(sc, sink);
   EXPECT_EQ(stats.invariant_violations, 0);
   for (const std::string& m : stats.violation_messages) ADD_FAILURE() << m;
   EXPECT_TRUE(sink.end.has_value());
@@ -278,7 +291,7 @@ TEST(ReferenceEngineTest, NotebookJsonFileMatchesBuilder) {
     std::ostringstream out;
     {
       JsonlWriter w(&out);
-      RunReferenceEngine(s, w);
+      RunEngineUnderTest(s, w);
     }
     return out.str();
   };
