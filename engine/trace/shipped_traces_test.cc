@@ -49,6 +49,8 @@ INSTANTIATE_TEST_SUITE_P(
         Shipped{"philly-derived/gavel_msr_seed0_per_vc_jobs.csv", "philly-gavel.json", 15264, 15264, 0, 0, 15, 0},
         Shipped{"philly-derived/rfold_philly_trace.csv", "philly-rfold.json", 111549, 111549, 0, 0, 1, 0},
         Shipped{"alibaba-openb-gpu-2023/openb_pod_list_default.csv", "alibaba-openb.json", 8152, 7064, 0, 1088, 4, 0},
+        Shipped{"alibaba-openb-gpu-2023/openb_pod_list_default.csv", "alibaba-openb-priorities.json", 8152, 7064, 0, 1088, 1,
+                0},
         Shipped{"swf-kth-sp2/KTH-SP2-1996-2.1-cln.swf.gz", "swf-kth-sp2.json", 28476, 28475, 1, 0, 8, 0},
         Shipped{"swf-coare-saliksik/DOST-ASTI_COARE-Saliksik-2020-cln.swf", "swf-coare-saliksik.json", 19760, 19760,
                 0, 0, 4, 0},
