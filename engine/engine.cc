@@ -13,6 +13,7 @@
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "engine/internal/mutants.h"
 #include "engine/util/strings.h"
 #include "engine/validation.h"
@@ -1103,6 +1104,10 @@ void Engine::EmitSnapshot() {
 // Invariants
 
 void Engine::Violation(std::string message) {
+  if (collect_ != nullptr) {
+    collect_->push_back(std::move(message));
+    return;
+  }
   ++stats_.invariant_violations;
   if (stats_.violation_messages.size() < kMaxViolationMessages) {
     stats_.violation_messages.push_back(absl::StrCat("t=", FormatSeconds(now_), ": ", message));
@@ -1142,12 +1147,27 @@ void Engine::ResetAllowances() {
 
 void Engine::AfterEvent() {
   if (!opt_.check_invariants) return;
-  CheckInvariants();
+  for (std::string& m : CollectViolations()) Violation(std::move(m));
+}
+
+std::vector<std::string> Engine::CollectViolations() {
+  std::vector<std::string> found;
+  collect_ = &found;
+  CheckLimits();
+  if (opt_.full_invariant_check) Recount();
+  collect_ = nullptr;
+  return found;
+}
+
+absl::Status Engine::CheckInvariants() {
+  std::vector<std::string> found = CollectViolations();
+  if (found.empty()) return absl::OkStatus();
+  return absl::InternalError(absl::StrJoin(found, "; "));
 }
 
 void Engine::AfterPass() {
   if (!opt_.check_invariants) return;
-  CheckInvariants();
+  for (std::string& m : CollectViolations()) Violation(std::move(m));
   // Invariant 6 (second half) and 5 (timing): a job that triggered a reclaim
   // must start by preemption time + drain + interval while it stays the head.
   size_t keep = 0;
@@ -1166,7 +1186,7 @@ void Engine::AfterPass() {
   if (opt_.full_invariant_check) CheckReclaimFired();
 }
 
-void Engine::CheckInvariants() {
+void Engine::CheckLimits() {
   for (int32_t u = 0; u < NumUnits(); ++u) {
     const int64_t e1 = std::max<int64_t>(0, total_use_[u] - se_[u]);
     if (e1 > allow1_[u]) {
@@ -1198,7 +1218,6 @@ void Engine::CheckInvariants() {
     Violation(absl::StrCat("invariant 4: ", counted, " jobs in states but ", stats_.jobs_submitted,
                            " submitted"));
   }
-  if (opt_.full_invariant_check) Recount();
 }
 
 // Recomputes every counter from the job records (invariant 4: instances are

@@ -55,6 +55,14 @@ class Engine {
 
   RunStats Run();
 
+  // Invariants 1-4 of the spec (limits, lending, conservation) on the
+  // current state: OkStatus, or an InternalError naming every violation.
+  // With full_invariant_check it also recounts all accounting from the job
+  // records. Invariants 5 and 6 are temporal and checked around passes and
+  // preemptions (AfterPass, TryReclaim). Run() calls this after every event
+  // when RunOptions::check_invariants is set.
+  absl::Status CheckInvariants();
+
  private:
   enum class EventType : uint8_t {
     kBecomeRunnable,
@@ -227,7 +235,8 @@ class Engine {
   void ResetAllowances();
   void AfterEvent();
   void AfterPass();
-  void CheckInvariants();
+  std::vector<std::string> CollectViolations();
+  void CheckLimits();
   void Recount();
   void CheckReclaimFired();
   void CheckEndOfRun();
@@ -267,6 +276,7 @@ class Engine {
   std::array<int64_t, 8> status_count_{};
   std::vector<int64_t> allow1_;
   std::vector<ReclaimDeadline> reclaim_deadlines_;
+  std::vector<std::string>* collect_ = nullptr;  // CollectViolations() in progress
   int64_t stats_dispatches_ = 0;
   int64_t stats_cross_ = 0;
   RunStats stats_;
