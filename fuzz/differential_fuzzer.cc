@@ -1,0 +1,103 @@
+// differential_fuzzer: the same bounded scenario (fuzz_scenario.h) through
+//  * the reference engine (engine/reference/, linear scans, obviously right),
+//  * the fast engine on the calling thread,
+//  * the fast engine inside a tbb::task_arena of 1 thread and of 2 threads.
+// All event logs must be byte-identical (JSON Lines from the one shared
+// JsonlWriter), and end times and submission counts must agree. On mismatch
+// the first differing lines of both logs are printed, then abort().
+//
+// Honest note: the fast engine is single-threaded today, so the two arena
+// runs execute the same sequential code; they become a real determinism check
+// once parts of the engine run in parallel (they inherit the arena). The
+// arenas are created once (function-local statics) and idle between inputs,
+// as google/fuzzing's good-fuzz-target.md asks.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include <tbb/task_arena.h>
+
+#include "engine/event_log.h"
+#include "engine/run.h"
+#include "fuzz/fuzz_check.h"
+#include "fuzz/fuzz_scenario.h"
+
+namespace {
+
+struct Log {
+  std::string text;
+  qs::RunStats stats;
+};
+
+Log RunFast(const qs::Scenario& sc) {
+  std::ostringstream out;
+  Log log;
+  {
+    qs::JsonlWriter w(&out);
+    qs::RunOptions o;
+    o.check_invariants = false;  // the invariant fuzzer checks; here only the decisions count
+    log.stats = qs::RunFastEngine(sc, w, o);
+  }
+  log.text = out.str();
+  return log;
+}
+
+Log RunReference(const qs::Scenario& sc) {
+  std::ostringstream out;
+  Log log;
+  {
+    qs::JsonlWriter w(&out);
+    log.stats = qs::RunReferenceEngine(sc, w);
+  }
+  log.text = out.str();
+  return log;
+}
+
+// The first differing line of two logs, with one line of context before it.
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  std::istringstream sa(a), sb(b);
+  std::string la, lb, prev;
+  for (int line = 1;; ++line) {
+    const bool ha = static_cast<bool>(std::getline(sa, la));
+    const bool hb = static_cast<bool>(std::getline(sb, lb));
+    if (!ha && !hb) return "logs differ only in trailing bytes";
+    if (!ha || !hb || la != lb) {
+      return "first difference at line " + std::to_string(line) + "\n  A: " + (ha ? la : "<end of log>") +
+             "\n  B: " + (hb ? lb : "<end of log>") + "\n  previous (identical) line: " + (prev.empty() ? "<none>" : prev);
+    }
+    prev = la;
+  }
+}
+
+void Expect(const Log& a, const Log& b, const char* what) {
+  if (a.text != b.text) {
+    QS_FUZZ_CHECK(false, "differential mismatch (" << what << "): " << FirstDifference(a.text, b.text));
+  }
+  QS_FUZZ_CHECK(a.stats.end_time == b.stats.end_time && a.stats.jobs_submitted == b.stats.jobs_submitted,
+                "differential mismatch (" << what << "): end time " << a.stats.end_time << " vs " << b.stats.end_time
+                                          << ", jobs " << a.stats.jobs_submitted << " vs " << b.stats.jobs_submitted);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static tbb::task_arena* const arena1 = new tbb::task_arena(1);
+  static tbb::task_arena* const arena2 = new tbb::task_arena(2);
+
+  std::optional<qs::Scenario> sc = qs::fuzz::ScenarioFromFuzzInput(data, size);
+  if (!sc) return -1;
+  qs::fuzz::MaybeDumpScenario(*sc);
+
+  const Log reference = RunReference(*sc);
+  const Log fast = RunFast(*sc);
+  Expect(fast, reference, "A = fast engine, B = reference engine");
+
+  Log in1, in2;
+  arena1->execute([&] { in1 = RunFast(*sc); });
+  Expect(in1, fast, "A = fast engine in a 1-thread arena, B = fast engine");
+  arena2->execute([&] { in2 = RunFast(*sc); });
+  Expect(in2, in1, "A = fast engine in a 2-thread arena, B = 1-thread arena");
+  return 0;
+}

@@ -1,0 +1,256 @@
+#include "fuzz/fuzz_scenario.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include "engine/scenario_json.h"
+
+namespace qs::fuzz {
+namespace {
+
+constexpr SimTime kSec = kMillisPerSecond;
+
+template <typename T, size_t N>
+T Pick(FuzzedDataProvider& p, const T (&values)[N]) {
+  return values[p.ConsumeIntegralInRange<size_t>(0, N - 1)];
+}
+
+// 1 in `n` chance (0 when the input is exhausted: exhausted means "default").
+bool OneIn(FuzzedDataProvider& p, int n) { return p.ConsumeIntegralInRange<int>(0, n - 1) == n - 1; }
+
+std::vector<CapacityLimit> Limits(FuzzedDataProvider& p, const std::vector<std::string>& units, int64_t max,
+                                  bool allow_invalid) {
+  std::vector<CapacityLimit> out;
+  for (const std::string& u : units) {
+    if (out.empty() || p.ConsumeBool()) out.push_back({u, p.ConsumeIntegralInRange<int64_t>(1, max)});
+  }
+  if (allow_invalid && OneIn(p, 32)) {
+    // Rejected by validation: maxCapacity 0, or a duplicate unit.
+    if (p.ConsumeBool()) {
+      out.back().max_capacity = 0;
+    } else {
+      out.push_back(out.front());
+    }
+  }
+  return out;
+}
+
+Strategy PickStrategy(FuzzedDataProvider& p) {
+  static constexpr Strategy kStrategies[] = {Strategy::kLendAndBorrow, Strategy::kLend, Strategy::kReserve};
+  return Pick(p, kStrategies);
+}
+
+void SharingConfig(FuzzedDataProvider& p, bool* has, std::optional<Strategy>* strategy,
+                   std::optional<int64_t>* borrow_limit) {
+  *has = true;
+  *strategy = PickStrategy(p);
+  static constexpr int64_t kBorrow[] = {-2, -1, 0, 50, 100, 200, 300, 1000};
+  const size_t b = p.ConsumeIntegralInRange<size_t>(0, 8);  // 8 = absent
+  if (b < 8 && (**strategy == Strategy::kLendAndBorrow || OneIn(p, 8))) {
+    *borrow_limit = kBorrow[b];  // -2 and borrowLimit on RESERVE/LEND are rejected
+  }
+}
+
+Scenario Decode(FuzzedDataProvider& p) {
+  Scenario sc;
+  sc.source = "fuzz";
+  sc.scheduling_policy.name = "sp";
+  sc.scheduling_policy.has_quota_share_policy = true;
+  sc.service_environment.name = "se";
+  sc.job_queue.name = "q";
+
+  // Small environments are where shares contend: half the inputs have one
+  // unit, and capacities are mostly small.
+  const int nunits = p.ConsumeBool() ? p.ConsumeIntegralInRange<int>(1, 5) : 1;
+  std::vector<std::string> units;
+  for (int i = 0; i < nunits; ++i) units.push_back("ml.u" + std::to_string(i) + ".xlarge");
+  for (const std::string& u : units) {
+    sc.service_environment.capacity_limits.push_back(
+        {u, OneIn(p, 4) ? p.ConsumeIntegralInRange<int64_t>(1, 16) : p.ConsumeIntegralInRange<int64_t>(1, 6)});
+  }
+  if (OneIn(p, 16)) sc.service_environment.state = Toggle::kDisabled;
+
+  if (OneIn(p, 4)) {
+    static constexpr const char* kReasons[] = {"MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
+                                               "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"};
+    for (const char* r : kReasons) {
+      if (p.ConsumeBool()) {
+        sc.job_queue.time_limit_actions.push_back(
+            {r, "RUNNABLE", p.ConsumeIntegralInRange<int64_t>(600, 1200), "TERMINATE"});
+      }
+    }
+  }
+
+  // Knobs: the first byte of each is 0 -> default.
+  Knobs& k = sc.knobs;
+  k.submit_latency = p.ConsumeIntegralInRange<int64_t>(0, 5) * kSec;
+  k.provision = p.ConsumeIntegralInRange<int64_t>(0, 10) * kSec;
+  k.download = p.ConsumeIntegralInRange<int64_t>(0, 10) * kSec;
+  static constexpr int64_t kIntervals[] = {0, 0, 0, 0, 15, 60, 120};
+  k.scheduling_interval = Pick(p, kIntervals) * kSec;
+  if (p.ConsumeBool()) k.preemption_drain = p.ConsumeIntegralInRange<int64_t>(0, 60) * kSec;
+  static constexpr ShareOrder kOrders[] = {ShareOrder::kUnderLimitFirst, ShareOrder::kRoundRobin,
+                                           ShareOrder::kDeclaration};
+  k.share_order = Pick(p, kOrders);
+  if (p.ConsumeBool()) k.victim_order = VictimOrder::kMostBorrowedFirst;
+  k.backfill = p.ConsumeBool();
+  if (p.ConsumeBool()) k.unassigned_capacity = UnassignedCapacity::kLendable;
+  if (OneIn(p, 6)) k.horizon = p.ConsumeIntegralInRange<int64_t>(1, 3000) * kSec;
+
+  // Quota shares (the `quotaShares` entries: CreateQuotaShare at time 0).
+  // 1-20 shares; mostly up to 6 so that each run stays cheap (the engine's
+  // full invariant check is O(shares x units) per event).
+  const int nshares = OneIn(p, 8) ? p.ConsumeIntegralInRange<int>(1, 20) : p.ConsumeIntegralInRange<int>(1, 6);
+  std::vector<std::string> share_names;
+  for (int s = 0; s < nshares; ++s) {
+    CreateQuotaShareRequest r;
+    r.quota_share_name = "S" + std::to_string(s);
+    share_names.push_back(*r.quota_share_name);
+    r.capacity_limits = Limits(p, units, 8, /*allow_invalid=*/true);
+    SharingConfig(p, &r.has_resource_sharing, &r.strategy, &r.borrow_limit);
+    r.in_share_preemption = p.ConsumeBool() ? Toggle::kEnabled : Toggle::kDisabled;
+    if (OneIn(p, 16)) r.state = Toggle::kDisabled;
+    if (OneIn(p, 64)) r.quota_share_name = share_names.front();  // duplicate: rejected
+    ScenarioEvent ev;
+    ev.time = 0;
+    ev.path = "quotaShares[" + std::to_string(s) + "]";
+    ev.request = std::move(r);
+    sc.events.push_back(std::move(ev));
+  }
+
+  // Timed requests.
+  std::vector<ScenarioEvent> timed;
+  std::vector<std::string> job_names;
+  auto add = [&](SimTime t, Request r) {
+    ScenarioEvent ev;
+    ev.time = t;
+    ev.request = std::move(r);
+    timed.push_back(std::move(ev));
+  };
+  auto any_job = [&]() -> std::string {
+    if (job_names.empty() || OneIn(p, 32)) return "nope";  // unknown job: rejected
+    return job_names[p.ConsumeIntegralInRange<size_t>(0, job_names.size() - 1)];
+  };
+  auto any_share = [&]() -> std::string {
+    if (OneIn(p, 32)) return "nope";  // unknown share: rejected
+    return share_names[p.ConsumeIntegralInRange<size_t>(0, share_names.size() - 1)];
+  };
+  while (p.remaining_bytes() > 0 && static_cast<int>(timed.size()) < kMaxEvents) {
+    const int kind = p.ConsumeIntegralInRange<int>(0, 15);
+    SimTime t = p.ConsumeIntegralInRange<int64_t>(0, 1200) * kSec;
+    if (OneIn(p, 8)) t += p.ConsumeIntegralInRange<int64_t>(0, 999);
+    if (kind <= 7) {
+      if (static_cast<int>(job_names.size()) >= kMaxJobs) continue;
+      SubmitServiceJobRequest r;
+      r.job_name = "j" + std::to_string(job_names.size());
+      job_names.push_back(*r.job_name);
+      r.job_queue = "q";
+      r.service_job_type = "SAGEMAKER_TRAINING";
+      r.quota_share_name = any_share();
+      if (p.ConsumeBool()) r.scheduling_priority = p.ConsumeIntegralInRange<int64_t>(0, 9);
+      if (OneIn(p, 64)) r.scheduling_priority = 10000;  // rejected
+      r.instance_type = OneIn(p, 32) ? std::string("ml.unknown.xlarge") : units[p.ConsumeIntegralInRange<size_t>(0, units.size() - 1)];
+      static constexpr int64_t kCounts[] = {1, 1, 1, 2, 2, 3, 4, 6, 8, 12};
+      r.instance_count = Pick(p, kCounts);
+      if (OneIn(p, 64)) r.instance_count = 0;  // rejected
+      r.run_time = p.ConsumeIntegralInRange<int64_t>(0, 300) * kSec;
+      if (OneIn(p, 4)) r.run_time += p.ConsumeIntegralInRange<int64_t>(0, 999);
+      if (OneIn(p, 8)) r.outcome = JobOutcome::kFailed;
+      if (OneIn(p, 6)) r.retry_attempts = p.ConsumeIntegralInRange<int64_t>(1, 3);
+      if (OneIn(p, 8)) r.attempt_duration_seconds = p.ConsumeIntegralInRange<int64_t>(1, 400);
+      if (OneIn(p, 3)) r.preemption_retries = p.ConsumeIntegralInRange<int64_t>(0, 2);
+      add(t, std::move(r));
+    } else if (kind <= 9) {
+      UpdateServiceJobRequest r;
+      r.job_id = any_job();
+      r.scheduling_priority = OneIn(p, 64) ? -1 : p.ConsumeIntegralInRange<int64_t>(0, 9);
+      add(t, std::move(r));
+    } else if (kind <= 11) {
+      TerminateServiceJobRequest r;
+      r.job_id = any_job();
+      r.reason = "terminated by fuzzer";
+      add(t, std::move(r));
+    } else if (kind <= 13) {
+      UpdateQuotaShareRequest r;
+      const std::string name = any_share();
+      r.quota_share_arn = p.ConsumeBool() ? name : "arn:aws:batch:us-east-1:123456789012:job-queue/q/quota-share/" + name;
+      if (p.ConsumeBool()) r.capacity_limits = Limits(p, units, 8, /*allow_invalid=*/true);
+      if (p.ConsumeBool()) SharingConfig(p, &r.has_resource_sharing, &r.strategy, &r.borrow_limit);
+      if (p.ConsumeBool()) r.in_share_preemption = p.ConsumeBool() ? Toggle::kEnabled : Toggle::kDisabled;
+      if (OneIn(p, 4)) r.state = p.ConsumeBool() ? Toggle::kEnabled : Toggle::kDisabled;
+      add(t, std::move(r));
+    } else if (kind == 14) {
+      UpdateServiceEnvironmentRequest r;
+      r.service_environment = "se";
+      if (p.ConsumeBool() || OneIn(p, 2)) r.capacity_limits = Limits(p, units, 16, /*allow_invalid=*/false);
+      if (OneIn(p, 4)) r.state = p.ConsumeBool() ? Toggle::kEnabled : Toggle::kDisabled;
+      add(t, std::move(r));
+    } else {
+      GetJobQueueSnapshotRequest r;
+      r.job_queue = "q";
+      add(t, std::move(r));
+    }
+  }
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.time < b.time; });
+  for (size_t i = 0; i < timed.size(); ++i) {
+    timed[i].path = "events[" + std::to_string(i) + "]";
+    sc.events.push_back(std::move(timed[i]));
+  }
+  sc.submit_count = static_cast<int64_t>(job_names.size());
+  return sc;
+}
+
+}  // namespace
+
+bool WithinFuzzBounds(const Scenario& sc) {
+  if (sc.submit_count > kMaxJobs) return false;
+  if (sc.events.size() > static_cast<size_t>(kMaxEvents + 25)) return false;
+  if (sc.service_environment.capacity_limits.size() > 8) return false;
+  // Simulated time bounds the number of scheduling ticks: keep the latest
+  // event plus all run time (times attempts) small, and the drain short.
+  SimTime last = 0, work = 0;
+  for (const ScenarioEvent& ev : sc.events) {
+    last = std::max(last, ev.time);
+    if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
+      const int64_t attempts = std::clamp<int64_t>(r->retry_attempts.value_or(1), 1, 10);
+      work += std::min<SimTime>(r->run_time, 3600 * kSec) * attempts;
+    }
+  }
+  if (last > 4 * 3600 * kSec || work > 48 * 3600 * kSec) return false;
+  const Knobs& k = sc.knobs;
+  if (k.preemption_drain > 600 * kSec || k.submit_latency > 600 * kSec || k.provision > 600 * kSec ||
+      k.download > 600 * kSec) {
+    return false;
+  }
+  if (k.scheduling_interval > 0 && (last + work) / k.scheduling_interval > 20000) return false;
+  return true;
+}
+
+std::optional<Scenario> ScenarioFromFuzzInput(const uint8_t* data, size_t size) {
+  if (size > kMaxInputBytes) return std::nullopt;
+  if (size > 0 && data[0] == '{') {
+    absl::StatusOr<Scenario> sc =
+        ParseScenario(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
+    if (!sc.ok() || !WithinFuzzBounds(*sc)) return std::nullopt;
+    return *std::move(sc);
+  }
+  FuzzedDataProvider p(data, size);
+  return Decode(p);
+}
+
+void MaybeDumpScenario(const Scenario& sc) {
+  static const bool dump = std::getenv("QS_FUZZ_DUMP_SCENARIO") != nullptr;
+  if (!dump) return;
+  const std::string json = ScenarioToJson(sc);
+  std::fprintf(stderr, "%s\n", json.c_str());
+}
+
+}  // namespace qs::fuzz

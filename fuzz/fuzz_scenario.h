@@ -1,0 +1,52 @@
+// File: fuzz/fuzz_scenario.h
+//
+// Turns fuzzer bytes into a small, bounded Scenario for the engine fuzzers
+// (scenario_invariants_fuzzer, differential_fuzzer).
+//
+// Two input forms:
+//  * Bytes starting with '{' are a scenario JSON document (the format of
+//    ../shared/spec/scenario-format.md). It is parsed with ParseScenario and
+//    used only if it is within the size bounds below. This is how the bundled
+//    and shared scenarios seed the corpora, and how a reproduction can be
+//    written by hand.
+//  * Anything else is decoded with FuzzedDataProvider: 1-5 capacity units,
+//    1-20 quota shares of every strategy / borrow limit / in-share flag /
+//    state, knob values, then a sequence of timed requests (submissions,
+//    priority updates, terminations, share limit and strategy changes,
+//    environment changes, snapshots), a few of them requests AWS would reject.
+//    As in re2's fuzzer, "false / zero means the default", so short inputs
+//    give plain scenarios.
+//
+// Bounds keep every run cheap (well over 1,000 runs per second with ASan):
+// at most kMaxJobs submissions and kMaxEvents timed requests, times within
+// ~20 simulated minutes, run times up to 5 minutes, drain up to a minute.
+#ifndef QS_FUZZ_FUZZ_SCENARIO_H_
+#define QS_FUZZ_FUZZ_SCENARIO_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "engine/scenario.h"
+
+namespace qs::fuzz {
+
+inline constexpr int kMaxJobs = 16;
+inline constexpr int kMaxEvents = 28;      // timed requests, submissions included
+inline constexpr size_t kMaxInputBytes = 8192;
+
+// The scenario for this input, or nullopt when the input is rejected (too
+// large, unparseable JSON, or a JSON scenario beyond the bounds).
+std::optional<Scenario> ScenarioFromFuzzInput(const uint8_t* data, size_t size);
+
+// True when `sc` is small enough to simulate inside the fuzzing budget.
+bool WithinFuzzBounds(const Scenario& sc);
+
+// If the environment variable QS_FUZZ_DUMP_SCENARIO is set, writes
+// ScenarioToJson(sc) to stderr (used when reproducing a crash: the dumped
+// JSON is itself a valid fuzzer input and a `quotasim run` scenario).
+void MaybeDumpScenario(const Scenario& sc);
+
+}  // namespace qs::fuzz
+
+#endif  // QS_FUZZ_FUZZ_SCENARIO_H_

@@ -1,0 +1,526 @@
+#include "fuzz/log_checker.h"
+
+#include <algorithm>
+#include <string_view>
+#include <variant>
+
+#include "engine/validation.h"
+#include "fuzz/fuzz_check.h"
+
+namespace qs::fuzz {
+namespace {
+
+constexpr int64_t kUnlimited = INT64_MAX;
+
+int64_t Get(const std::map<std::string, int64_t>& m, const std::string& k) {
+  auto it = m.find(k);
+  return it == m.end() ? 0 : it->second;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+}  // namespace
+
+LogChecker::LogChecker(const Scenario& sc) : sc_(sc) {
+  env_enabled_ = sc.service_environment.state == Toggle::kEnabled;
+  for (const ScenarioEvent& ev : sc.events) {
+    if (const auto* t = std::get_if<TerminateServiceJobRequest>(&ev.request)) {
+      terminates_.push_back({ev.time, ev.path, t->job_id.value_or(""), t->reason.value_or("")});
+    }
+    if (const auto* s = std::get_if<SubmitServiceJobRequest>(&ev.request); s && s->job_name) {
+      Job& j = jobs_[*s->job_name];
+      if (j.req == nullptr) j.req = s;  // the parser keeps jobName unique; first wins otherwise
+    }
+  }
+}
+
+void LogChecker::Now(SimTime t) {
+  QS_FUZZ_CHECK(!ended_, "invariant 4: record at t=" << t << " after the end of the run");
+  QS_FUZZ_CHECK(t >= now_, "log order: record at t=" << t << " after one at t=" << now_);
+  QS_FUZZ_CHECK(!sc_.knobs.horizon || t <= *sc_.knobs.horizon,
+                "horizon: record at t=" << t << " beyond horizon " << *sc_.knobs.horizon);
+  if (t > now_) CheckTerminatesBefore(t, /*inclusive=*/false);
+  now_ = t;
+}
+
+// Every accepted TerminateServiceJob at time t fails its job at t.
+void LogChecker::CheckTerminatesBefore(SimTime t, bool inclusive) {
+  while (next_terminate_ < terminates_.size() &&
+         (terminates_[next_terminate_].time < t || (inclusive && terminates_[next_terminate_].time == t))) {
+    const Terminate& term = terminates_[next_terminate_++];
+    if (rejected_paths_.count(term.path) != 0) continue;
+    auto it = jobs_.find(term.job);
+    QS_FUZZ_CHECK(it != jobs_.end() && it->second.seen,
+                  "invariant 4: accepted TerminateServiceJob " << term.path << " names unknown job " << term.job);
+    const Job& j = it->second;
+    QS_FUZZ_CHECK(j.status == JobStatus::kFailed && j.status_time == term.time,
+                  "invariant 4: TerminateServiceJob " << term.path << " at t=" << term.time << " was accepted but job "
+                                                      << term.job << " is " << JobStatusName(j.status)
+                                                      << " (lost job?)");
+  }
+}
+
+int64_t LogChecker::Limit(const Share& s, const std::string& unit) const { return Get(s.limit, unit); }
+
+int64_t LogChecker::BorrowCap(const Share& s, const std::string& unit) const {
+  if (s.strategy != Strategy::kLendAndBorrow) return 0;
+  if (s.borrow_limit < 0) return kUnlimited;
+  return Limit(s, unit) * s.borrow_limit / 100;
+}
+
+void LogChecker::ResetShareAllowances(Share& s) {
+  std::set<std::string> units;
+  for (const auto* m : {&s.limit, &s.own, &s.borrowed, &s.lent}) {
+    for (const auto& [u, v] : *m) units.insert(u);
+  }
+  s.allow_own.clear();
+  s.allow_borrowed.clear();
+  s.allow_lent.clear();
+  for (const std::string& u : units) {
+    const int64_t l = Limit(s, u), own = Get(s.own, u), b = Get(s.borrowed, u), lent = Get(s.lent, u);
+    const int64_t cap = BorrowCap(s, u);
+    s.allow_own[u] = std::max<int64_t>(0, own - l);
+    s.allow_borrowed[u] = cap == kUnlimited ? 0 : std::max<int64_t>(0, b - cap);
+    s.allow_lent[u] = s.strategy == Strategy::kReserve ? lent : std::max<int64_t>(0, own + lent - l);
+  }
+}
+
+// Applies the configuration requests (and priority updates) with time <= t
+// that were not rejected. Called only at points where every request up to t
+// has been processed (inside a pass, or at the end).
+void LogChecker::ApplyConfigUpTo(SimTime t) {
+  for (; next_config_ < sc_.events.size() && sc_.events[next_config_].time <= t; ++next_config_) {
+    const ScenarioEvent& ev = sc_.events[next_config_];
+    if (rejected_paths_.count(ev.path) != 0) continue;
+    if (const auto* c = std::get_if<CreateQuotaShareRequest>(&ev.request)) {
+      Share& s = shares_[*c->quota_share_name];
+      QS_FUZZ_CHECK(!s.exists, "validation: duplicate share " << *c->quota_share_name << " accepted");
+      s.exists = true;
+      s.order = share_count_++;
+      for (const CapacityLimit& l : *c->capacity_limits) s.limit[l.capacity_unit] = l.max_capacity;
+      s.strategy = *c->strategy;
+      s.borrow_limit = c->borrow_limit.value_or(-1);
+      ResetShareAllowances(s);
+    } else if (const auto* u = std::get_if<UpdateQuotaShareRequest>(&ev.request)) {
+      auto it = shares_.find(std::string(ShareNameFromArn(*u->quota_share_arn)));
+      QS_FUZZ_CHECK(it != shares_.end() && it->second.exists,
+                    "validation: UpdateQuotaShare " << ev.path << " of a missing share accepted");
+      Share& s = it->second;
+      if (u->capacity_limits) {
+        s.limit.clear();
+        for (const CapacityLimit& l : *u->capacity_limits) s.limit[l.capacity_unit] = l.max_capacity;
+      }
+      if (u->has_resource_sharing) {
+        s.strategy = *u->strategy;
+        s.borrow_limit = u->borrow_limit.value_or(-1);
+      }
+      ResetShareAllowances(s);
+    } else if (const auto* p = std::get_if<UpdateServiceJobRequest>(&ev.request)) {
+      auto it = jobs_.find(*p->job_id);
+      QS_FUZZ_CHECK(it != jobs_.end() && it->second.seen,
+                    "validation: UpdateServiceJob " << ev.path << " of an unknown job accepted");
+      it->second.priority = *p->scheduling_priority;
+    } else if (const auto* e = std::get_if<UpdateServiceEnvironmentRequest>(&ev.request)) {
+      if (e->state) env_enabled_ = *e->state == Toggle::kEnabled;
+    }
+  }
+}
+
+// Invariants 1-3 with the "excess only after a change, and it only shrinks"
+// allowance.
+void LogChecker::CheckAccounting(const char* when) {
+  for (auto& [u, use] : use_) {
+    const int64_t ex = std::max<int64_t>(0, use - Get(se_, u));
+    int64_t& allow = allow_se_[u];
+    QS_FUZZ_CHECK(ex <= allow, "invariant 1: " << when << " at t=" << now_ << ": unit " << u << " in use " << use
+                                               << " > environment capacity " << Get(se_, u));
+    allow = std::min(allow, ex);
+  }
+  for (auto& [name, s] : shares_) {
+    if (!s.exists) continue;
+    std::set<std::string> units;
+    for (const auto* m : {&s.own, &s.borrowed, &s.lent}) {
+      for (const auto& [u, v] : *m) {
+        if (v != 0) units.insert(u);
+      }
+    }
+    for (const std::string& u : units) {
+      const int64_t l = Limit(s, u), own = Get(s.own, u), b = Get(s.borrowed, u), lent = Get(s.lent, u);
+      const int64_t cap = BorrowCap(s, u);
+      const int64_t ex_own = std::max<int64_t>(0, own - l);
+      const int64_t ex_b = cap == kUnlimited ? 0 : std::max<int64_t>(0, b - cap);
+      const int64_t ex_lent = s.strategy == Strategy::kReserve ? lent : std::max<int64_t>(0, own + lent - l);
+      int64_t& a_own = s.allow_own[u];
+      int64_t& a_b = s.allow_borrowed[u];
+      int64_t& a_lent = s.allow_lent[u];
+      QS_FUZZ_CHECK(ex_own <= a_own, "invariant 2: " << when << " at t=" << now_ << ": share " << name << " holds "
+                                                     << own << " own " << u << " over its limit " << l);
+      QS_FUZZ_CHECK(ex_b <= a_b, "invariant 2: " << when << " at t=" << now_ << ": share " << name << " borrows " << b
+                                                 << " " << u << " over its borrow cap " << cap << " (limit " << l
+                                                 << ", borrowLimit " << s.borrow_limit << ")");
+      QS_FUZZ_CHECK(ex_lent <= a_lent, "invariant 3: " << when << " at t=" << now_ << ": share " << name << " ("
+                                                       << StrategyName(s.strategy) << ") lends " << lent << " " << u
+                                                       << " with own use " << own << " and limit " << l);
+      a_own = std::min(a_own, ex_own);
+      a_b = std::min(a_b, ex_b);
+      a_lent = std::min(a_lent, ex_lent);
+    }
+  }
+}
+
+void LogChecker::Release(Job& j) {
+  use_[j.unit] -= j.own;
+  Share& s = shares_[j.share];
+  s.own[j.unit] -= j.own;
+  for (const Part& p : j.parts) {
+    use_[j.unit] -= p.qty;
+    s.borrowed[j.unit] -= p.qty;
+    if (p.lender == kUnassignedLenderName) {
+      unassigned_lent_[j.unit] -= p.qty;
+    } else {
+      shares_[p.lender].lent[j.unit] -= p.qty;
+    }
+  }
+  QS_FUZZ_CHECK(use_[j.unit] >= 0, "invariant 4: negative use of " << j.unit);
+  j.own = 0;
+  j.parts.clear();
+  CheckAccounting("release");
+}
+
+bool LogChecker::RanksBefore(const Job& a, const Job& b) const {
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.created_at != b.created_at) return a.created_at < b.created_at;
+  return a.index < b.index;
+}
+
+bool LogChecker::IsTerminateLine(const std::string& job, const JobRecord& r) const {
+  if (r.status != JobStatus::kFailed) return false;
+  for (size_t i = next_terminate_; i < terminates_.size() && terminates_[i].time <= r.time; ++i) {
+    const Terminate& t = terminates_[i];
+    if (t.time == r.time && t.job == job && t.reason == r.status_reason && rejected_paths_.count(t.path) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+LogChecker::Job& LogChecker::JobFor(const JobRecord& r) {
+  auto it = jobs_.find(std::string(r.job_name));
+  QS_FUZZ_CHECK(it != jobs_.end() && it->second.req != nullptr,
+                "invariant 4: log line for job " << r.job_name << " that the scenario never submitted");
+  return it->second;
+}
+
+void LogChecker::OnJob(const JobRecord& r) {
+  Now(r.time);
+  const std::string name(r.job_name);
+  Job& j = JobFor(r);
+  const SubmitServiceJobRequest& req = *j.req;
+  const SimTime t = r.time;
+  if (!j.seen) {
+    QS_FUZZ_CHECK(r.status == JobStatus::kSubmitted && r.status_reason.empty(),
+                  "invariant 4: first line of " << name << " is " << JobStatusName(r.status) << ", not SUBMITTED");
+    QS_FUZZ_CHECK(req.quota_share_name && r.share_name == *req.quota_share_name,
+                  "invariant 4: job " << name << " logged in share " << r.share_name);
+    j.seen = true;
+    j.index = submitted_lines_++;
+    j.share = std::string(r.share_name);
+    j.status = JobStatus::kSubmitted;
+    j.created_at = t;
+    j.status_time = t;
+    j.priority = req.scheduling_priority.value_or(0);
+    return;
+  }
+  QS_FUZZ_CHECK(r.share_name == j.share, "invariant 4: job " << name << " changed share to " << r.share_name);
+  QS_FUZZ_CHECK(!IsTerminal(j.status), "invariant 4: terminal job " << name << " (" << JobStatusName(j.status)
+                                                                    << ") changed again to " << JobStatusName(r.status)
+                                                                    << " at t=" << t);
+  QS_FUZZ_CHECK(r.status != JobStatus::kSubmitted && r.status != JobStatus::kPending,
+                "invariant 4: job " << name << " went back to " << JobStatusName(r.status));
+  const JobStatus prev = j.status;
+
+  // Preemption start: same status, the job freezes and keeps its instances.
+  if (r.preemption != PreemptionType::kNone) {
+    ApplyConfigUpTo(t);
+    QS_FUZZ_CHECK(IsDispatched(prev) && r.status == prev && !j.frozen,
+                  "preemption: victim " << name << " is " << JobStatusName(prev) << (j.frozen ? " (draining)" : "")
+                                        << ", line says " << JobStatusName(r.status));
+    const bool in_share = r.preemption == PreemptionType::kInShare;
+    QS_FUZZ_CHECK(r.status_reason == (in_share ? reasons::kInShareInProgress : reasons::kCrossShareInProgress),
+                  "preemption: wrong reason for " << name << ": " << r.status_reason);
+    auto it = jobs_.find(std::string(r.preempted_for));
+    QS_FUZZ_CHECK(it != jobs_.end() && it->second.seen && it->second.status == JobStatus::kRunnable,
+                  "invariant 6: " << name << " preempted for " << r.preempted_for << " which is not RUNNABLE");
+    const Job& beneficiary = it->second;
+    if (in_share) {
+      QS_FUZZ_CHECK(beneficiary.share == j.share && j.priority < beneficiary.priority,
+                    "preemption: in-share victim " << name << " (priority " << j.priority << ", share " << j.share
+                                                   << ") for " << r.preempted_for << " (priority "
+                                                   << beneficiary.priority << ", share " << beneficiary.share << ")");
+    } else {
+      QS_FUZZ_CHECK(beneficiary.share != j.share,
+                    "preemption: cross-share victim " << name << " is in the same share as " << r.preempted_for);
+    }
+    j.frozen = true;
+    j.frozen_at = t;
+    j.frozen_type = r.preemption;
+    j.reason = std::string(r.status_reason);
+    return;
+  }
+
+  if (r.status == prev) {  // a statusReason change only
+    QS_FUZZ_CHECK(prev == JobStatus::kRunnable && !j.frozen && r.status_reason != j.reason,
+                  "invariant 4: job " << name << " repeated status " << JobStatusName(prev) << " with reason '"
+                                      << r.status_reason << "' (was '" << j.reason << "')");
+    j.reason = std::string(r.status_reason);
+    j.status_time = t;
+    return;
+  }
+
+  const bool terminated = IsTerminateLine(name, r);
+  if (j.frozen) {
+    QS_FUZZ_CHECK(r.status == JobStatus::kRunnable || r.status == JobStatus::kFailed,
+                  "invariant 4: draining victim " << name << " became " << JobStatusName(r.status));
+    if (!terminated) {
+      QS_FUZZ_CHECK(t == j.frozen_at + sc_.knobs.preemption_drain,
+                    "drain: victim " << name << " preempted at t=" << j.frozen_at << " released at t=" << t);
+      QS_FUZZ_CHECK(r.has_preemption_summary && r.preempted_attempt_count == j.preempted + 1,
+                    "drain: victim " << name << " preemption count " << r.preempted_attempt_count << ", expected "
+                                     << j.preempted + 1);
+      j.preempted = r.preempted_attempt_count;
+      const std::optional<int64_t>& retries = req.preemption_retries;
+      if (r.status == JobStatus::kFailed) {
+        QS_FUZZ_CHECK(r.status_reason == reasons::kPreemptionRetriesExhausted && retries && j.preempted == *retries + 1,
+                      "preemption retries: " << name << " FAILED after " << j.preempted
+                                             << " preemptions with preemptionRetriesBeforeTermination "
+                                             << (retries ? std::to_string(*retries) : "unset") << " (reason '"
+                                             << r.status_reason << "')");
+      } else {
+        QS_FUZZ_CHECK(!retries || j.preempted <= *retries,
+                      "preemption retries: " << name << " re-queued after " << j.preempted
+                                             << " preemptions with preemptionRetriesBeforeTermination " << *retries);
+        QS_FUZZ_CHECK(r.status_reason == (j.frozen_type == PreemptionType::kInShare ? reasons::kInSharePreempted
+                                                                                     : reasons::kCrossSharePreempted),
+                      "drain: wrong reason for " << name << ": " << r.status_reason);
+      }
+    }
+    Release(j);
+    j.frozen = false;
+  } else if (terminated) {
+    if (IsDispatched(prev)) Release(j);
+  } else {
+    switch (prev) {
+      case JobStatus::kSubmitted:
+        QS_FUZZ_CHECK(r.status == JobStatus::kRunnable && r.status_reason.empty() &&
+                          t == j.created_at + sc_.knobs.submit_latency,
+                      "invariant 4: " << name << " SUBMITTED at t=" << j.created_at << " -> "
+                                      << JobStatusName(r.status) << " at t=" << t);
+        break;
+      case JobStatus::kRunnable:
+        if (r.status == JobStatus::kFailed) {
+          // JobStateTimeLimit: the first matching action, maxTimeSeconds after the reason was given.
+          const std::string_view code = reasons::ReasonCode(j.reason);
+          const JobStateTimeLimitAction* action = nullptr;
+          for (const JobStateTimeLimitAction& a : sc_.job_queue.time_limit_actions) {
+            if (a.reason == code || a.reason == j.reason) {
+              action = &a;
+              break;
+            }
+          }
+          QS_FUZZ_CHECK(action != nullptr && StartsWith(j.reason, "MISCONFIGURATION") &&
+                            r.status_reason == std::string(reasons::kTimeLimitPrefix) + action->reason &&
+                            t == j.status_time + action->max_time_seconds * kMillisPerSecond,
+                        "invariant 4: RUNNABLE job " << name << " (reason '" << j.reason << "' since t="
+                                                     << j.status_time << ") FAILED at t=" << t << " with '"
+                                                     << r.status_reason << "'");
+          break;
+        }
+        QS_FUZZ_CHECK(r.status == JobStatus::kScheduled,
+                      "invariant 4: RUNNABLE job " << name << " became " << JobStatusName(r.status));
+        {
+          ApplyConfigUpTo(t);
+          QS_FUZZ_CHECK(env_enabled_, "dispatch: " << name << " dispatched while the environment is DISABLED");
+          QS_FUZZ_CHECK(r.has_usage && r.capacity_unit == req.instance_type && r.quantity == req.instance_count,
+                        "invariant 4: " << name << " dispatched with " << r.quantity << " x " << r.capacity_unit
+                                        << ", asked for " << req.instance_count << " x " << req.instance_type);
+          Share& s = shares_[j.share];
+          QS_FUZZ_CHECK(s.exists, "dispatch: " << name << " of missing share " << j.share);
+          if (!sc_.knobs.backfill) {
+            for (const auto& [other_name, k] : jobs_) {
+              if (&k == &j || k.status != JobStatus::kRunnable || k.share != j.share || !k.seen) continue;
+              QS_FUZZ_CHECK(!RanksBefore(k, j), "queue order: " << name << " (priority " << j.priority
+                                                                << ") dispatched while " << other_name << " (priority "
+                                                                << k.priority << ", reason '" << k.reason
+                                                                << "') is ahead of it in share " << j.share
+                                                                << " without backfill");
+            }
+          }
+          const std::string unit(r.capacity_unit);
+          int64_t borrowed = 0;
+          j.parts.clear();
+          for (const BorrowedPart& p : r.borrowed) {
+            QS_FUZZ_CHECK(p.capacity_unit == r.capacity_unit && p.quantity > 0,
+                          "invariant 4: " << name << " borrows " << p.quantity << " of " << p.capacity_unit);
+            const std::string lender(p.from);
+            if (lender == kUnassignedLenderName) {
+              QS_FUZZ_CHECK(sc_.knobs.unassigned_capacity == UnassignedCapacity::kLendable,
+                            "invariant 3: " << name << " borrows unassigned capacity, which is UNUSED");
+              unassigned_lent_[unit] += p.quantity;
+            } else {
+              auto it = shares_.find(lender);
+              QS_FUZZ_CHECK(it != shares_.end() && it->second.exists && lender != j.share,
+                            "invariant 3: " << name << " of " << j.share << " borrows from '" << lender << "'");
+              QS_FUZZ_CHECK(it->second.strategy != Strategy::kReserve,
+                            "invariant 3: RESERVE share " << lender << " lends " << p.quantity << " " << unit << " to "
+                                                          << name);
+              it->second.lent[unit] += p.quantity;
+            }
+            borrowed += p.quantity;
+            j.parts.push_back({lender, p.quantity});
+          }
+          QS_FUZZ_CHECK(borrowed <= r.quantity, "invariant 4: " << name << " borrows more than it needs");
+          QS_FUZZ_CHECK(borrowed == 0 || s.strategy == Strategy::kLendAndBorrow,
+                        "invariant 2: " << name << " of " << StrategyName(s.strategy) << " share " << j.share
+                                        << " borrows " << borrowed);
+          j.unit = unit;
+          j.own = r.quantity - borrowed;
+          s.own[unit] += j.own;
+          s.borrowed[unit] += borrowed;
+          use_[unit] += r.quantity;
+          CheckAccounting("dispatch");
+        }
+        break;
+      case JobStatus::kScheduled:
+        QS_FUZZ_CHECK(r.status == JobStatus::kStarting && t == j.status_time + sc_.knobs.provision,
+                      "invariant 4: " << name << " SCHEDULED at t=" << j.status_time << " -> "
+                                      << JobStatusName(r.status) << " at t=" << t);
+        break;
+      case JobStatus::kStarting:
+        QS_FUZZ_CHECK(r.status == JobStatus::kRunning && t == j.status_time + sc_.knobs.download,
+                      "invariant 4: " << name << " STARTING at t=" << j.status_time << " -> "
+                                      << JobStatusName(r.status) << " at t=" << t);
+        break;
+      case JobStatus::kRunning: {
+        const SimTime timeout = req.attempt_duration_seconds ? *req.attempt_duration_seconds * kMillisPerSecond : -1;
+        const bool timed_out = timeout >= 0 && req.run_time > timeout;
+        const SimTime end = j.status_time + (timed_out ? timeout : req.run_time);
+        QS_FUZZ_CHECK(t == end, "timing: " << name << " RUNNING at t=" << j.status_time << " ended at t=" << t
+                                           << ", expected t=" << end);
+        if (!timed_out && req.outcome == JobOutcome::kSucceeded) {
+          QS_FUZZ_CHECK(r.status == JobStatus::kSucceeded && r.status_reason.empty(),
+                        "invariant 4: " << name << " should have SUCCEEDED, got " << JobStatusName(r.status));
+        } else {
+          ++j.attempts_used;
+          const std::string_view why = timed_out ? reasons::kAttemptTimeout : reasons::kSimulatedFailure;
+          const JobStatus expect =
+              j.attempts_used < req.retry_attempts.value_or(1) ? JobStatus::kRunnable : JobStatus::kFailed;
+          QS_FUZZ_CHECK(r.status == expect && r.status_reason == why,
+                        "retries: " << name << " attempt " << j.attempts_used << " of "
+                                    << req.retry_attempts.value_or(1) << " ended " << JobStatusName(r.status) << " '"
+                                    << r.status_reason << "', expected " << JobStatusName(expect) << " '" << why
+                                    << "'");
+        }
+        Release(j);
+        break;
+      }
+      default:
+        QS_FUZZ_CHECK(false, "invariant 4: " << name << " left state " << JobStatusName(prev));
+    }
+  }
+  j.status = r.status;
+  j.reason = std::string(r.status_reason);
+  j.status_time = t;
+}
+
+void LogChecker::OnRejected(const RejectedRecord& r) {
+  Now(r.time);
+  const std::string path(r.path);
+  const ScenarioEvent* ev = nullptr;
+  for (const ScenarioEvent& e : sc_.events) {
+    if (e.path == path) {
+      ev = &e;
+      break;
+    }
+  }
+  QS_FUZZ_CHECK(ev != nullptr && ev->time == r.time && r.action == ActionName(ev->request),
+                "rejected: line for " << path << " at t=" << r.time << " matches no request");
+  QS_FUZZ_CHECK(rejected_paths_.insert(path).second, "rejected: " << path << " rejected twice");
+}
+
+void LogChecker::OnSnapshot(const SnapshotRecord& r) {
+  Now(r.time);
+  size_t nonzero = 0;
+  for (const auto& [u, use] : use_) nonzero += use != 0 ? 1 : 0;
+  QS_FUZZ_CHECK(r.total_usage.size() == nonzero,
+                "snapshot: " << r.total_usage.size() << " units in use, log says " << nonzero);
+  for (const SnapshotUsage& su : r.total_usage) {
+    QS_FUZZ_CHECK(Get(use_, std::string(su.capacity_unit)) == su.quantity,
+                  "snapshot: " << su.capacity_unit << " in use " << su.quantity << ", log says "
+                               << Get(use_, std::string(su.capacity_unit)));
+  }
+  for (const SnapshotShare& ss : r.shares) {
+    auto it = shares_.find(std::string(ss.share_name));
+    for (const SnapshotUsage& su : ss.usage) {
+      const std::string u(su.capacity_unit);
+      const int64_t mine = it == shares_.end() ? 0 : Get(it->second.own, u) + Get(it->second.borrowed, u);
+      QS_FUZZ_CHECK(mine == su.quantity, "snapshot: share " << ss.share_name << " uses " << su.quantity << " " << u
+                                                            << ", log says " << mine);
+    }
+  }
+  for (const SnapshotJob& sj : r.front_of_queue) {
+    auto it = jobs_.find(std::string(sj.job_name));
+    QS_FUZZ_CHECK(it != jobs_.end() && it->second.seen && it->second.status == JobStatus::kRunnable,
+                  "snapshot: front of queue lists " << sj.job_name << " which is not RUNNABLE");
+  }
+}
+
+void LogChecker::OnCapacity(const CapacityRecord& r) {
+  Now(r.time);
+  const std::string u(r.capacity_unit);
+  se_[u] = r.max_capacity;
+  allow_se_[u] = std::max<int64_t>(0, Get(use_, u) - r.max_capacity);
+}
+
+void LogChecker::OnEnd(SimTime end_time) {
+  QS_FUZZ_CHECK(end_time >= now_, "end: end time " << end_time << " before the last record " << now_);
+  CheckTerminatesBefore(end_time, /*inclusive=*/true);
+  ended_ = true;
+  end_time_ = end_time;
+  ApplyConfigUpTo(end_time);
+  // Conservation: every accepted submission got its SUBMITTED line.
+  for (const ScenarioEvent& ev : sc_.events) {
+    if (ev.time > end_time) break;
+    const auto* s = std::get_if<SubmitServiceJobRequest>(&ev.request);
+    if (s == nullptr || rejected_paths_.count(ev.path) != 0) continue;
+    QS_FUZZ_CHECK(jobs_[*s->job_name].seen, "invariant 4: accepted submission " << ev.path << " (" << *s->job_name
+                                                                               << ") never appeared in the log");
+  }
+  if (sc_.knobs.horizon) return;  // jobs may legitimately be cut off
+  std::set<std::string> blocked_shares;  // shares with a never-fitting RUNNABLE job
+  for (const auto& [name, j] : jobs_) {
+    if (j.seen && j.status == JobStatus::kRunnable && StartsWith(j.reason, "MISCONFIGURATION")) {
+      blocked_shares.insert(j.share);
+    }
+  }
+  for (const auto& [name, j] : jobs_) {
+    if (!j.seen) continue;
+    QS_FUZZ_CHECK(j.status != JobStatus::kSubmitted && !IsDispatched(j.status),
+                  "invariant 4: job " << name << " left " << JobStatusName(j.status) << " at the end of the run");
+    if (j.status == JobStatus::kRunnable && env_enabled_) {
+      QS_FUZZ_CHECK(blocked_shares.count(j.share) != 0,
+                    "liveness: job " << name << " of share " << j.share << " left RUNNABLE (reason '" << j.reason
+                                     << "') at the end of the run although nothing blocks its share");
+    }
+  }
+}
+
+void LogChecker::Finish(const RunStats& stats) {
+  QS_FUZZ_CHECK(ended_, "end: the engine never called OnEnd");
+  QS_FUZZ_CHECK(stats.jobs_submitted == submitted_lines_,
+                "invariant 4: engine counts " << stats.jobs_submitted << " submitted jobs, log shows "
+                                              << submitted_lines_);
+  QS_FUZZ_CHECK(stats.end_time == end_time_,
+                "end: engine says end time " << stats.end_time << ", OnEnd said " << end_time_);
+}
+
+}  // namespace qs::fuzz

@@ -1,0 +1,138 @@
+// File: fuzz/log_checker.h
+//
+// An independent check of an engine's event log, written from the spec
+// (../shared/spec/quota-semantics.md section 3) and docs/semantics.md without
+// looking at how the engines account. It is a LogSink: it sees exactly the
+// records the JSON Lines writer sees, rebuilds the accounting from them
+// (SCHEDULED lines carry the demand and its borrowed parts; capacity comes
+// from OnCapacity records; share configuration from the scenario's requests
+// that were not rejected) and QS_FUZZ_CHECKs after every record:
+//
+//  invariant 1   sum of use of a unit <= environment capacity (excess only
+//                after a lowering, and it may only shrink)
+//  invariant 2   Own <= L and Borrowed <= B per share and unit (same rule
+//                for excess after a limit change); only LEND_AND_BORROW
+//                shares borrow
+//  invariant 3   a RESERVE share lends nothing; Own + Lent <= L; lenders are
+//                LEND / LEND_AND_BORROW shares other than the borrower (or the
+//                unassigned capacity when LENDABLE)
+//  invariant 4   each job's status sequence is legal (SUBMITTED -> RUNNABLE ->
+//                SCHEDULED -> STARTING -> RUNNING -> ...), a terminal job
+//                never changes, a draining victim only ends in RUNNABLE or
+//                FAILED, every accepted TerminateServiceJob fails its job at
+//                once, snapshots agree with the rebuilt usage, and at the end
+//                of a run without horizon no job is SUBMITTED or dispatched
+//                and a RUNNABLE job is left only behind a never-fitting head
+//                (or in a disabled environment)
+//  queue order   without backfill only the head of a share (priority desc,
+//                createdAt, submission order) is dispatched
+//  timing        latencies, run times, timeouts, drains, retries and
+//                preemption-retry limits as the scenario says
+//
+// Usage:
+//   LogChecker checker(scenario);
+//   TeeSink tee({&checker, &writer});
+//   RunStats st = RunFastEngine(scenario, tee, options);
+//   checker.Finish(st);
+#ifndef QS_FUZZ_LOG_CHECKER_H_
+#define QS_FUZZ_LOG_CHECKER_H_
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/event_log.h"
+#include "engine/run.h"
+#include "engine/scenario.h"
+
+namespace qs::fuzz {
+
+class LogChecker : public LogSink {
+ public:
+  explicit LogChecker(const Scenario& sc);
+
+  void OnJob(const JobRecord& r) override;
+  void OnRejected(const RejectedRecord& r) override;
+  void OnSnapshot(const SnapshotRecord& r) override;
+  void OnCapacity(const CapacityRecord& r) override;
+  void OnEnd(SimTime end_time) override;
+
+  // Cross-checks the engine's statistics against the log; call after the run.
+  void Finish(const RunStats& stats);
+
+ private:
+  struct Part {
+    std::string lender;
+    int64_t qty = 0;
+  };
+  struct Job {
+    const SubmitServiceJobRequest* req = nullptr;
+    int64_t index = -1;  // submission order (order of SUBMITTED lines)
+    std::string share;
+    bool seen = false;
+    JobStatus status = JobStatus::kSubmitted;
+    std::string reason;
+    SimTime created_at = 0;
+    SimTime status_time = 0;  // time of the last status change
+    int64_t priority = 0;
+    int64_t attempts_used = 0;
+    int64_t preempted = 0;
+    // Dispatched: what it holds.
+    std::string unit;
+    int64_t own = 0;
+    std::vector<Part> parts;
+    // Draining victim.
+    bool frozen = false;
+    SimTime frozen_at = 0;
+    PreemptionType frozen_type = PreemptionType::kNone;
+  };
+  struct Share {
+    bool exists = false;
+    Strategy strategy = Strategy::kReserve;
+    int64_t borrow_limit = -1;
+    std::map<std::string, int64_t> limit;
+    std::map<std::string, int64_t> own, borrowed, lent;
+    std::map<std::string, int64_t> allow_own, allow_borrowed, allow_lent;
+    size_t order = 0;
+  };
+  struct Terminate {
+    SimTime time;
+    std::string path, job, reason;
+  };
+
+  void Now(SimTime t);
+  void ApplyConfigUpTo(SimTime t);
+  void ResetShareAllowances(Share& s);
+  void CheckAccounting(const char* when);
+  int64_t BorrowCap(const Share& s, const std::string& unit) const;
+  int64_t Limit(const Share& s, const std::string& unit) const;
+  void Release(Job& j);
+  bool RanksBefore(const Job& a, const Job& b) const;
+  bool IsTerminateLine(const std::string& job, const JobRecord& r) const;
+  void CheckTerminatesBefore(SimTime t, bool inclusive);
+  Job& JobFor(const JobRecord& r);
+
+  const Scenario& sc_;
+  SimTime now_ = 0;
+  bool ended_ = false;
+  SimTime end_time_ = 0;
+  int64_t submitted_lines_ = 0;
+  std::unordered_map<std::string, Job> jobs_;
+  std::map<std::string, Share> shares_;
+  size_t share_count_ = 0;
+  std::map<std::string, int64_t> se_, use_, allow_se_;
+  std::int64_t unassigned_lent_total_ = 0;
+  std::map<std::string, int64_t> unassigned_lent_;
+  bool env_enabled_ = true;
+  std::set<std::string> rejected_paths_;
+  size_t next_config_ = 0;       // index into sc_.events of the next request not applied
+  std::vector<Terminate> terminates_;
+  size_t next_terminate_ = 0;
+};
+
+}  // namespace qs::fuzz
+
+#endif  // QS_FUZZ_LOG_CHECKER_H_
