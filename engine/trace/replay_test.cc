@@ -165,10 +165,6 @@ TEST(Policy, ShippedFilesEqualTheStandardSet) {
   }
 }
 
-struct Outputs {
-  std::vector<std::string> files;
-};
-
 std::vector<std::string> RunAll(const Workload& w, const std::vector<Policy>& policies, int threads) {
   std::vector<size_t> all(policies.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
