@@ -10,7 +10,7 @@
 // alone with `quotasim run`. Writes DIR/<scenario>__<variant>.summary.json
 // and DIR/sweep.csv (one row per variant). --shard K/N runs every N-th
 // variant starting at K (defaults from AWS Batch / Slurm / Kubernetes
-// job-array variables) so a sweep can span machines.
+// job-array variables, as `quotasim compare`) so a sweep can span machines.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +26,7 @@
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
 #include "engine/summary.h"
+#include "engine/trace/report.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -92,27 +93,6 @@ std::string ApplyKnob(Knobs& k, const std::string& knob, const std::string& valu
   return "unknown knob (see the simulation knobs of the scenario format)";
 }
 
-bool ParseShard(const std::string& text, int64_t* k, int64_t* n) {
-  std::vector<std::string> parts = absl::StrSplit(text, '/');
-  return parts.size() == 2 && absl::SimpleAtoi(parts[0], k) && absl::SimpleAtoi(parts[1], n) && *n >= 1 &&
-         *k >= 0 && *k < *n;
-}
-
-// K/N from job-array environment variables, or "" when none is set.
-std::string ShardFromEnvironment() {
-  auto get = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    return v ? v : "";
-  };
-  if (!get("AWS_BATCH_JOB_ARRAY_INDEX").empty() && !get("AWS_BATCH_JOB_ARRAY_SIZE").empty()) {
-    return get("AWS_BATCH_JOB_ARRAY_INDEX") + "/" + get("AWS_BATCH_JOB_ARRAY_SIZE");
-  }
-  if (!get("SLURM_ARRAY_TASK_ID").empty() && !get("SLURM_ARRAY_TASK_COUNT").empty()) {
-    return get("SLURM_ARRAY_TASK_ID") + "/" + get("SLURM_ARRAY_TASK_COUNT");
-  }
-  return "";
-}
-
 }  // namespace
 
 int SweepCommand(const std::vector<std::string>& args) {
@@ -147,12 +127,24 @@ int SweepCommand(const std::vector<std::string>& args) {
     std::cerr << "quotasim sweep: SCENARIO and --out are required\n" << opts;
     return kExitError;
   }
-  if (shard.empty()) shard = ShardFromEnvironment();
-  int64_t shard_k = 0, shard_n = 1;
-  if (!shard.empty() && !ParseShard(shard, &shard_k, &shard_n)) {
-    std::cerr << "quotasim sweep: --shard must be K/N with 0 <= K < N, got '" << shard << "'\n";
-    return kExitError;
+  // The same shard rules as `quotasim compare` (engine/trace/report.h).
+  trace::Shard sh;
+  if (!shard.empty()) {
+    absl::StatusOr<trace::Shard> parsed = trace::ParseShard(shard);
+    if (!parsed.ok()) {
+      std::cerr << "quotasim sweep: --shard: " << parsed.status().message() << "\n";
+      return kExitError;
+    }
+    sh = *parsed;
+  } else {
+    absl::StatusOr<std::optional<trace::Shard>> env = trace::ShardFromEnvironment(&std::getenv);
+    if (!env.ok()) {
+      std::cerr << "quotasim sweep: " << env.status().message() << "\n";
+      return kExitError;
+    }
+    if (*env) sh = **env;
   }
+  const int64_t shard_k = sh.index, shard_n = sh.count;
   std::vector<Axis> axes;
   for (const std::string& v : vary) {
     const size_t eq = v.find('=');
