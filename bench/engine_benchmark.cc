@@ -130,7 +130,7 @@ BENCHMARK(BM_EndToEnd)->ArgName("jobs")->Arg(100'000)->Arg(1'000'000)->Unit(benc
 // two rows at equal size.
 void BM_FastEngine(benchmark::State& state) {
   const Scenario& sc = CachedScenario(Scale(state.range(0)));
-  if (!Verify(state, sc, sc.submit_count <= 100'000)) return;
+  if (!Verify(state, sc, sc.submit_count <= 10'000)) return;
   int64_t events = 0;
   for (auto _ : state) events = RunFast(sc).stats.events_processed;
   SetCounters(state, sc.submit_count, events);
@@ -144,7 +144,9 @@ void BM_ReferenceEngine(benchmark::State& state) {
   for (auto _ : state) events = RunReference(sc).stats.events_processed;
   SetCounters(state, sc.submit_count, events);
 }
-BENCHMARK(BM_ReferenceEngine)->ArgName("jobs")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->Iterations(1);
+// The reference engine rescans all jobs for every decision (quadratic): it is
+// only run where it finishes in reasonable time.
+BENCHMARK(BM_ReferenceEngine)->ArgName("jobs")->Arg(10'000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // Eight knob variants of one scenario in a TBB arena of 1 or 2 threads.
 void BM_Sweep8(benchmark::State& state) {
