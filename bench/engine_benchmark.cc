@@ -114,7 +114,7 @@ void SetCounters(benchmark::State& state, int64_t jobs, int64_t events) {
 // Generate + simulate + summary, the whole `gen | run --summary` path.
 void BM_EndToEnd(benchmark::State& state) {
   const int64_t jobs = Scale(state.range(0));
-  if (!Verify(state, *gen::Generate(Options(jobs)), jobs <= 10'000)) return;
+  if (!Verify(state, *gen::Generate(Options(jobs)), jobs <= 1000)) return;
   int64_t events = 0;
   for (auto _ : state) {
     Scenario sc = *gen::Generate(Options(jobs));
@@ -130,12 +130,12 @@ BENCHMARK(BM_EndToEnd)->ArgName("jobs")->Arg(100'000)->Arg(1'000'000)->Unit(benc
 // two rows at equal size.
 void BM_FastEngine(benchmark::State& state) {
   const Scenario& sc = CachedScenario(Scale(state.range(0)));
-  if (!Verify(state, sc, sc.submit_count <= 10'000)) return;
+  if (!Verify(state, sc, sc.submit_count <= 1'000)) return;
   int64_t events = 0;
   for (auto _ : state) events = RunFast(sc).stats.events_processed;
   SetCounters(state, sc.submit_count, events);
 }
-BENCHMARK(BM_FastEngine)->ArgName("jobs")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FastEngine)->ArgName("jobs")->Arg(1'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
 void BM_ReferenceEngine(benchmark::State& state) {
   const Scenario& sc = CachedScenario(Scale(state.range(0)));
@@ -146,7 +146,7 @@ void BM_ReferenceEngine(benchmark::State& state) {
 }
 // The reference engine rescans all jobs for every decision (quadratic): it is
 // only run where it finishes in reasonable time.
-BENCHMARK(BM_ReferenceEngine)->ArgName("jobs")->Arg(10'000)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ReferenceEngine)->ArgName("jobs")->Arg(1'000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // Eight knob variants of one scenario in a TBB arena of 1 or 2 threads.
 void BM_Sweep8(benchmark::State& state) {
@@ -219,7 +219,7 @@ void BM_PreemptionHeavy(benchmark::State& state) {
   o.priority_update_fraction = 0.2;
   static std::unique_ptr<Scenario> sc;
   if (!sc || sc->submit_count != o.jobs) sc = std::make_unique<Scenario>(*gen::Generate(o));
-  if (!Verify(state, *sc, sc->submit_count <= 10'000)) return;
+  if (!Verify(state, *sc, sc->submit_count <= 1000)) return;
   int64_t events = 0;
   for (auto _ : state) events = RunFast(*sc).stats.events_processed;
   SetCounters(state, sc->submit_count, events);
