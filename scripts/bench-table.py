@@ -21,8 +21,10 @@ def main(src, readme):
     rows = {b["name"]: b for b in data["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
     lines = [BEGIN, "",
              f"Run `{src}`: {ctx.get('date', '?')}, git {ctx.get('git_sha', '?')}, "
-             f"{ctx.get('num_cpus', '?')} CPUs ({ctx.get('cpu_model', '?')}), "
-             f"library build {ctx.get('library_build_type', '?')}.", "",
+             f"{ctx.get('num_cpus', '?')} CPUs ({ctx.get('cpu_model', '?')}); quotasim built Release "
+             f"(the packaged Google Benchmark library reports build type {ctx.get('library_build_type', '?')}).", "",
+             "Peak RSS is the process high-water mark after each benchmark, so it only grows down the table: "
+             "bytes/job is meaningful for the first row of each size only.", "",
              "| benchmark | wall time | jobs/s | events/s | peak RSS | bytes/job |",
              "|---|---|---|---|---|---|"]
     for name, b in rows.items():
