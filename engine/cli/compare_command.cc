@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "boost/program_options.hpp"
+#include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/trace/progress.h"
 #include "engine/trace/replay.h"
@@ -98,24 +99,14 @@ int CompareCommand(const std::vector<std::string>& args) {
   hidden.add_options()("trace", po::value<std::string>(&in.trace_path));
   po::positional_options_description pos;
   pos.add("trace", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "quotasim compare: " << e.what() << "\n" << opts;
-    return kExitError;
-  }
-  if (vm.count("help")) {
-    std::cout << opts
-              << "\nWrites into the output directory, per policy: <policy>.summary.json, .metrics.json,\n"
+  if (std::optional<int> done = ParseCommandLine("compare", args, opts, hidden, pos,
+                                                 "\nWrites into the output directory, per policy: <policy>.summary.json, .metrics.json,\n"
                  ".timeseries.csv, .waits.csv; and the report comparison.md, comparison.csv,\n"
                  "share-waits.csv (plots: scripts/plot-compare DIR). With N > 1 shards each shard writes its\n"
                  "policies and a shard-K-of-N.json manifest; `quotasim merge` writes the report, byte-identical\n"
-                 "to a single run's.\n";
-    return kExitOk;
+                 "to a single run's.\n", vm)) {
+    return *done;
   }
   if (vm.count("list-policies")) {
     absl::StatusOr<std::vector<trace::Policy>> s = trace::StandardPolicies();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "boost/program_options.hpp"
+#include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/gen/generator.h"
 #include "engine/gen/qsb.h"
@@ -40,17 +41,12 @@ int GenCommand(const std::vector<std::string>& args) {
       "no-preemption", po::bool_switch(&no_preemption), "only RESERVE/LEND shares, in-share preemption off")(
       "threads", po::value<int>(&threads)->default_value(0), "worker threads (0 = all cores); output never depends on it")(
       "out", po::value<std::string>(&out), "output file: .json (scenario format) or .qsb (compact binary)");
+  po::options_description hidden;
+  po::positional_options_description pos;
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "quotasim gen: " << e.what() << "\n" << opts;
-    return kExitError;
-  }
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kExitOk;
+  if (std::optional<int> done = ParseCommandLine("gen", args, opts, hidden, pos,
+                                                 "", vm)) {
+    return *done;
   }
   if (out.empty()) {
     std::cerr << "quotasim gen: --out FILE is required\n" << opts;

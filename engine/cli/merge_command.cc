@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "boost/program_options.hpp"
+#include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/trace/report.h"
 
@@ -22,23 +23,13 @@ int MergeCommand(const std::vector<std::string>& args) {
   hidden.add_options()("dirs", po::value<std::vector<std::string>>(&dirs));
   po::positional_options_description pos;
   pos.add("dirs", -1);
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "quotasim merge: " << e.what() << "\n" << opts;
-    return kExitError;
-  }
-  if (vm.count("help")) {
-    std::cout << opts
-              << "\nReads the shard-K-of-N.json manifests in the SHARD_DIRs (shards may also share one\n"
+  if (std::optional<int> done = ParseCommandLine("merge", args, opts, hidden, pos,
+                                                 "\nReads the shard-K-of-N.json manifests in the SHARD_DIRs (shards may also share one\n"
                  "directory), checks they are the same comparison (trace, mapping and policies: same workload\n"
                  "fingerprint) and that every shard is present once, copies the per-policy files into --out\n"
-                 "and writes comparison.md, comparison.csv and share-waits.csv there.\n";
-    return kExitOk;
+                 "and writes comparison.md, comparison.csv and share-waits.csv there.\n", vm)) {
+    return *done;
   }
   if (dirs.empty()) {
     std::cerr << "quotasim merge: no shard directories\n" << opts;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "boost/program_options.hpp"
+#include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/summary.h"
 #include "engine/trace/progress.h"
@@ -65,23 +66,13 @@ int ReplayCommand(const std::vector<std::string>& args) {
   hidden.add_options()("trace", po::value<std::string>(&in.trace_path));
   po::positional_options_description pos;
   pos.add("trace", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "quotasim replay: " << e.what() << "\n" << opts;
-    return kExitError;
-  }
-  if (vm.count("help")) {
-    std::cout << opts
-              << "\nImports the trace (streaming; .gz is gunzipped), maps its jobs with the mapping file,\n"
+  if (std::optional<int> done = ParseCommandLine("replay", args, opts, hidden, pos,
+                                                 "\nImports the trace (streaming; .gz is gunzipped), maps its jobs with the mapping file,\n"
                  "applies the policy and runs the fast engine. Prints the per-share summary table.\n"
                  "Exit 0 on success, 2 on an invalid trace row, mapping or policy (the message names the\n"
-                 "file and line or JSON path), 1 on other errors.\n";
-    return kExitOk;
+                 "file and line or JSON path), 1 on other errors.\n", vm)) {
+    return *done;
   }
   if (in.trace_path.empty() || in.mapping_path.empty() || policy_arg.empty()) {
     std::cerr << "quotasim replay: TRACE, --mapping and --policy are required\n" << opts;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "boost/program_options.hpp"
+#include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/event_log.h"
 #include "engine/gen/qsb.h"
@@ -70,22 +71,12 @@ int RunCommand(const std::vector<std::string>& args) {
   hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
   po::positional_options_description pos;
   pos.add("scenario", 1);
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "quotasim run: " << e.what() << "\n" << opts;
-    return kExitError;
-  }
-  if (vm.count("help")) {
-    std::cout << opts
-              << "\nPrints a per-share table to stdout; exit 0 on a completed run, 2 on an invalid\n"
+  if (std::optional<int> done = ParseCommandLine("run", args, opts, hidden, pos,
+                                                 "\nPrints a per-share table to stdout; exit 0 on a completed run, 2 on an invalid\n"
                  "scenario document, 1 on other errors. Rejected requests are logged and reported\n"
-                 "on stderr while the run goes on.\n";
-    return kExitOk;
+                 "on stderr while the run goes on.\n", vm)) {
+    return *done;
   }
   if (scenario_path.empty()) {
     std::cerr << "quotasim run: missing SCENARIO argument\n" << opts;

@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "boost/program_options.hpp"
+#include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
@@ -109,19 +110,10 @@ int SweepCommand(const std::vector<std::string>& args) {
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(&scenarios));
   po::positional_options_description pos;
   pos.add("scenario", -1);
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "quotasim sweep: " << e.what() << "\n" << opts;
-    return kExitError;
-  }
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kExitOk;
+  if (std::optional<int> done = ParseCommandLine("sweep", args, opts, hidden, pos,
+                                                 "", vm)) {
+    return *done;
   }
   if (scenarios.empty() || out_dir.empty()) {
     std::cerr << "quotasim sweep: SCENARIO and --out are required\n" << opts;
