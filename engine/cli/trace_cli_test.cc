@@ -1,0 +1,100 @@
+// End-to-end tests of `quotasim replay`, `compare` and `merge` on a shipped
+// trace (../shared/traces, NASA iPSC: 18,239 jobs): exit codes, the report
+// files, identical bytes at 1 and 2 threads, and shards merged into the same
+// report as a single run.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string output;
+};
+
+Result Quotasim(const std::string& args) {
+  std::string cmd = std::string(QS_QUOTASIM_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  Result r{-1, ""};
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kTrace = QS_SHARED_DIR "/traces/swf-nasa-ipsc/NASA-iPSC-1993-3.1-cln.swf.gz";
+const std::string kMapping = QS_SOURCE_DIR "/traces/mappings/swf-nasa-ipsc.json";
+
+class TraceCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(kTrace)) GTEST_SKIP() << "shared trace not present: " << kTrace;
+    dir_ = fs::temp_directory_path() / ("quotasim_trace_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  fs::path dir_;
+};
+
+TEST_F(TraceCliTest, ReplayWritesASummary) {
+  fs::path sum = dir_ / "s.json";
+  Result r = Quotasim("replay " + kTrace + " --format swf --mapping " + kMapping + " --policy " + QS_SOURCE_DIR +
+                      "/traces/policies/borrow-100.json --summary " + sum.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string s = ReadFile(sum);
+  EXPECT_NE(s.find("\"jobsSubmitted\""), std::string::npos) << s;
+  EXPECT_NE(s.find("\"invariantViolations\": 0"), std::string::npos) << s;
+}
+
+TEST_F(TraceCliTest, CompareIsThreadIndependentAndShardsMergeToTheSameReport) {
+  const std::string base = "compare " + kTrace + " --mapping " + kMapping + " --no-check";
+  fs::path one = dir_ / "one", two = dir_ / "two", s0 = dir_ / "s0", s1 = dir_ / "s1", merged = dir_ / "merged";
+  Result r = Quotasim(base + " --threads 1 --out " + one.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(Quotasim(base + " --threads 2 --out " + two.string()).exit_code, 0);
+  ASSERT_EQ(Quotasim(base + " --shard 0/2 --out " + s0.string()).exit_code, 0);
+  ASSERT_EQ(Quotasim(base + " --shard 1/2 --out " + s1.string()).exit_code, 0);
+  r = Quotasim("merge " + s0.string() + " " + s1.string() + " --out " + merged.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* f : {"comparison.md", "comparison.csv", "share-waits.csv"}) {
+    const std::string a = ReadFile(one / f);
+    EXPECT_FALSE(a.empty()) << f;
+    EXPECT_EQ(a, ReadFile(two / f)) << f << " differs between 1 and 2 threads";
+    EXPECT_EQ(a, ReadFile(merged / f)) << f << " differs between a single run and merged shards";
+  }
+  EXPECT_NE(ReadFile(one / "comparison.md").find("borrow-unlimited"), std::string::npos);
+}
+
+TEST_F(TraceCliTest, BrokenInputsFailWithFileAndLine) {
+  fs::path bad = dir_ / "bad.swf";
+  std::ofstream(bad) << "; header\n1 0 -1 100 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n2 10 x\n";
+  Result r = Quotasim("replay " + bad.string() + " --format swf --mapping " + kMapping + " --policy " + QS_SOURCE_DIR +
+                      "/traces/policies/lend.json");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("bad.swf:3"), std::string::npos) << r.output;
+}
+
+}  // namespace
