@@ -559,7 +559,6 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
   j.reason = "";
   ++j.reason_epoch;
   AddCandidate(id);
-  ++stats_dispatches_;
   EmitJob(id, JobStatus::kScheduled, "");
   Push(now_ + knobs_.provision, EventType::kStarting, id, j.attempt, 0);
 }
@@ -1014,7 +1013,6 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     r.preempted_for = *j.req->job_name;
     sink_.OnJob(r);
     Push(now_ + knobs_.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
-    if (type == PreemptionType::kCrossShare) ++stats_cross_;
   }
   total_hold_[j.unit] -= j.hold;
   j.hold = std::max<int64_t>(0, j.n - nv);

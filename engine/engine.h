@@ -277,8 +277,6 @@ class Engine {
   std::vector<int64_t> allow1_;
   std::vector<ReclaimDeadline> reclaim_deadlines_;
   std::vector<std::string>* collect_ = nullptr;  // CollectViolations() in progress
-  int64_t stats_dispatches_ = 0;
-  int64_t stats_cross_ = 0;
   RunStats stats_;
 };
 
