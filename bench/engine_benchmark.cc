@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "bench/bench_main.h"
 #include "engine/event_log.h"
 #include "engine/gen/generator.h"
 #include "engine/run.h"
@@ -32,9 +33,8 @@
 namespace qs {
 namespace {
 
-bool g_smoke = false;
 
-int64_t Scale(int64_t jobs) { return g_smoke ? std::max<int64_t>(200, jobs / 500) : jobs; }
+int64_t Scale(int64_t jobs) { return bench::Smoke() ? std::max<int64_t>(200, jobs / 500) : jobs; }
 
 int64_t PeakRssBytes() {
   rusage u{};
@@ -229,19 +229,4 @@ BENCHMARK(BM_PreemptionHeavy)->ArgName("jobs")->Arg(10'000)->Arg(100'000)->Unit(
 }  // namespace
 }  // namespace qs
 
-int main(int argc, char** argv) {
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--qs_smoke") == 0) {
-      qs::g_smoke = true;
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return qs::bench::BenchmarkMain(argc, argv); }

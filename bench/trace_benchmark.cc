@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "bench/bench_main.h"
 #include "engine/trace/policy.h"
 #include "engine/trace/replay.h"
 #include "engine/trace/report.h"
@@ -18,7 +19,6 @@
 namespace qs {
 namespace {
 
-bool g_smoke = false;
 
 const std::string kTrace = std::string(QS_SHARED_DIR) + "/traces/philly-derived/pollux_philly_jobs_by_vc.csv";
 const std::string kMapping = std::string(QS_SOURCE_DIR) + "/traces/mappings/philly-pollux.json";
@@ -31,7 +31,7 @@ const trace::Workload* PhillyWorkload() {
     absl::Status s = trace::ReadTraceFile(kTrace, trace::TraceFormat::kPhillyPollux, {},
                                           [&](const trace::TraceJob& j) { jobs.push_back(j); }, nullptr);
     if (!s.ok()) return nullptr;
-    if (g_smoke && jobs.size() > 3000) jobs.resize(3000);
+    if (bench::Smoke() && jobs.size() > 3000) jobs.resize(3000);
     auto built = trace::BuildWorkloadFromJobs("pollux_philly_jobs_by_vc", jobs, *m, nullptr);
     return built.ok() ? new trace::Workload(std::move(*built)) : nullptr;
   }();
@@ -104,19 +104,4 @@ BENCHMARK(BM_PhillyImport)->Unit(benchmark::kMillisecond)->UseRealTime();
 }  // namespace
 }  // namespace qs
 
-int main(int argc, char** argv) {
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--qs_smoke") == 0) {
-      qs::g_smoke = true;
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return qs::bench::BenchmarkMain(argc, argv); }

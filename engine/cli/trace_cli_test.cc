@@ -11,36 +11,20 @@
 #include <sstream>
 #include <string>
 
+#include "engine/testing/command.h"
 #include "gtest/gtest.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string output;
-};
+using Result = qs::testing::CommandResult;
 
 Result Quotasim(const std::string& args) {
-  std::string cmd = std::string(QS_QUOTASIM_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  Result r{-1, ""};
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return qs::testing::RunCommandLine(std::string(QS_QUOTASIM_BIN) + " " + args);
 }
 
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string ReadFile(const fs::path& p) { return qs::testing::ReadWholeFile(p); }
 
 const std::string kTrace = QS_SHARED_DIR "/traces/swf-nasa-ipsc/NASA-iPSC-1993-3.1-cln.swf.gz";
 const std::string kMapping = QS_SOURCE_DIR "/traces/mappings/swf-nasa-ipsc.json";
