@@ -548,8 +548,10 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
       unassigned_lent_[j.unit] += p.qty;
     } else {
       shares_[p.lender].lent[j.unit] += p.qty;
+      Touch(p.lender, j.unit);
     }
   }
+  Touch(j.share, j.unit);
   sh.own[j.unit] += own;
   sh.borrowed[j.unit] += j.borrowed_total;
   total_use_[j.unit] += j.n;
@@ -572,8 +574,10 @@ void Engine::Release(int32_t id) {
       unassigned_lent_[j.unit] -= p.qty;
     } else {
       shares_[p.lender].lent[j.unit] -= p.qty;
+      Touch(p.lender, j.unit);
     }
   }
+  Touch(j.share, j.unit);
   sh.own[j.unit] -= j.own;
   sh.borrowed[j.unit] -= j.borrowed_total;
   total_use_[j.unit] -= j.n;
@@ -1194,22 +1198,33 @@ void Engine::CheckLimits() {
     allow1_[u] = std::min(allow1_[u], e1);
     if (total_hold_[u] < 0) Violation(absl::StrCat("negative hold for ", Sv(unit_names_[u])));
   }
-  for (int32_t s = 0; s < NumShares(); ++s) {
+  // Invariants 2 and 3 per (share, unit): a pair whose counters did not
+  // change since the last check cannot have a new violation (its allowance
+  // already equals its excess), so only touched pairs are checked, except
+  // under full_invariant_check, which checks every pair.
+  auto check = [&](int32_t s, int32_t u) {
     Share& sh = shares_[s];
-    for (int32_t u = 0; u < NumUnits(); ++u) {
-      const Excess e = ComputeExcess(s, u);
-      if (e.limit > sh.allow2[u]) {
-        Violation(absl::StrCat("invariant 2: share ", sh.name, " uses ", sh.own[u] + sh.borrowed[u],
-                               " of ", Sv(unit_names_[u]), ", over limit plus borrow cap"));
-      }
-      if (e.lend > sh.allow3[u]) {
-        Violation(absl::StrCat("invariant 3: share ", sh.name, " lends ", sh.lent[u], " of ",
-                               Sv(unit_names_[u]), " beyond its idle own capacity"));
-      }
-      sh.allow2[u] = std::min(sh.allow2[u], e.limit);
-      sh.allow3[u] = std::min(sh.allow3[u], e.lend);
+    const Excess e = ComputeExcess(s, u);
+    if (e.limit > sh.allow2[u]) {
+      Violation(absl::StrCat("invariant 2: share ", sh.name, " uses ", sh.own[u] + sh.borrowed[u],
+                             " of ", Sv(unit_names_[u]), ", over limit plus borrow cap"));
     }
+    if (e.lend > sh.allow3[u]) {
+      Violation(absl::StrCat("invariant 3: share ", sh.name, " lends ", sh.lent[u], " of ",
+                             Sv(unit_names_[u]), " beyond its idle own capacity"));
+    }
+    sh.allow2[u] = std::min(sh.allow2[u], e.limit);
+    sh.allow3[u] = std::min(sh.allow3[u], e.lend);
+  };
+  if (opt_.full_invariant_check) {
+    for (int32_t s = 0; s < NumShares(); ++s) {
+      for (int32_t u = 0; u < NumUnits(); ++u) check(s, u);
+    }
+  } else {
+    for (int32_t key : touched_) check(key / NumUnits(), key % NumUnits());
   }
+  for (int32_t key : touched_) touched_flag_[key] = 0;
+  touched_.clear();
   int64_t counted = 0;
   for (int64_t c : status_count_) counted += c;
   if (counted != stats_.jobs_submitted) {
@@ -1221,47 +1236,57 @@ void Engine::CheckLimits() {
 // Recomputes every counter from the job records (invariant 4: instances are
 // conserved; each job is in exactly one state).
 void Engine::Recount() {
-  const size_t nu = unit_names_.size();
-  std::vector<std::vector<int64_t>> own(shares_.size(), std::vector<int64_t>(nu)),
-      lent(shares_.size(), std::vector<int64_t>(nu)), borrowed(shares_.size(), std::vector<int64_t>(nu));
-  std::vector<int64_t> use(nu), hold(nu), ulent(nu);
-  std::vector<int64_t> queued(shares_.size());
+  // Flat scratch arrays, reused across calls: this runs after every event in
+  // the fuzzers, where an allocation per call would dominate.
+  const size_t nu = unit_names_.size(), ns = shares_.size();
+  RecountScratch& r = recount_;
+  r.own.assign(ns * nu, 0);
+  r.lent.assign(ns * nu, 0);
+  r.borrowed.assign(ns * nu, 0);
+  r.use.assign(nu, 0);
+  r.hold.assign(nu, 0);
+  r.ulent.assign(nu, 0);
+  r.queued.assign(ns, 0);
   for (const Job& j : jobs_) {
     if (IsDispatched(j.status)) {
       int64_t sum = j.own;
-      own[j.share][j.unit] += j.own;
+      r.own[j.share * nu + j.unit] += j.own;
       for (const Part& p : j.parts) {
         sum += p.qty;
-        borrowed[j.share][j.unit] += p.qty;
+        r.borrowed[j.share * nu + j.unit] += p.qty;
         if (p.lender == UnassignedLender()) {
-          ulent[j.unit] += p.qty;
+          r.ulent[j.unit] += p.qty;
         } else {
-          lent[p.lender][j.unit] += p.qty;
+          r.lent[p.lender * nu + j.unit] += p.qty;
         }
       }
       if (sum != j.n) Violation(absl::StrCat("invariant 4: job ", *j.req->job_name, " holds ", sum, " of ", j.n));
-      use[j.unit] += j.n;
+      r.use[j.unit] += j.n;
     } else if (j.own != 0 || !j.parts.empty()) {
       Violation(absl::StrCat("invariant 4: job ", *j.req->job_name, " holds capacity while ",
                              JobStatusName(j.status)));
     }
     if (j.status == JobStatus::kRunnable) {
-      ++queued[j.share];
-      if (j.unit != kNone) hold[j.unit] += j.hold;
+      ++r.queued[j.share];
+      if (j.unit != kNone) r.hold[j.unit] += j.hold;
     } else if (j.hold != 0) {
       Violation(absl::StrCat("job ", *j.req->job_name, " keeps a hold while ", JobStatusName(j.status)));
     }
   }
-  for (size_t s = 0; s < shares_.size(); ++s) {
-    if (static_cast<int64_t>(shares_[s].queue.size()) != queued[s]) {
+  auto same = [nu](const int64_t* counted, const std::vector<int64_t>& kept) {
+    return std::equal(kept.begin(), kept.end(), counted, counted + nu);
+  };
+  for (size_t s = 0; s < ns; ++s) {
+    if (static_cast<int64_t>(shares_[s].queue.size()) != r.queued[s]) {
       Violation(absl::StrCat("invariant 4: share ", shares_[s].name, " queue holds ", shares_[s].queue.size(),
-                             " jobs but ", queued[s], " are RUNNABLE"));
+                             " jobs but ", r.queued[s], " are RUNNABLE"));
     }
-    if (own[s] != shares_[s].own || lent[s] != shares_[s].lent || borrowed[s] != shares_[s].borrowed) {
+    if (!same(&r.own[s * nu], shares_[s].own) || !same(&r.lent[s * nu], shares_[s].lent) ||
+        !same(&r.borrowed[s * nu], shares_[s].borrowed)) {
       Violation(absl::StrCat("invariant 4: share ", shares_[s].name, " counters disagree with jobs"));
     }
   }
-  if (use != total_use_ || hold != total_hold_ || ulent != unassigned_lent_) {
+  if (r.use != total_use_ || r.hold != total_hold_ || r.ulent != unassigned_lent_) {
     Violation("invariant 4: environment counters disagree with jobs");
   }
 }

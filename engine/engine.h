@@ -230,6 +230,15 @@ class Engine {
   void EmitJob(int32_t id, JobStatus st, std::string_view reason, bool with_summary = false);
   void EmitSnapshot();
 
+  // Marks (share, unit) for the next CheckLimits().
+  void Touch(int32_t s, int32_t u) {
+    const int32_t key = s * NumUnits() + u;
+    if (touched_flag_.size() <= static_cast<size_t>(key)) touched_flag_.resize(key + 1, 0);
+    if (!touched_flag_[key]) {
+      touched_flag_[key] = 1;
+      touched_.push_back(key);
+    }
+  }
   void Violation(std::string message);
   Excess ComputeExcess(int32_t s, int32_t u) const;
   void ResetAllowances();
@@ -273,6 +282,12 @@ class Engine {
   std::vector<char> blocked_;
   std::vector<BorrowedPart> borrowed_scratch_;
 
+  struct RecountScratch {  // Recount()'s counters, [share * units + unit]
+    std::vector<int64_t> own, lent, borrowed, use, hold, ulent, queued;
+  };
+  RecountScratch recount_;
+  std::vector<int32_t> touched_;  // (share, unit) keys changed since the last CheckLimits()
+  std::vector<char> touched_flag_;
   std::array<int64_t, 8> status_count_{};
   std::vector<int64_t> allow1_;
   std::vector<ReclaimDeadline> reclaim_deadlines_;

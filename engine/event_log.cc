@@ -1,5 +1,6 @@
 #include "engine/event_log.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace qs {
@@ -27,8 +28,13 @@ std::string_view ReasonCode(std::string_view reason) {
 
 void AppendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
+  // Runs of characters that need no escape are appended in one go.
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out.append("\\\""); break;
       case '\\': out.append("\\\\"); break;
@@ -37,22 +43,24 @@ void AppendJsonString(std::string& out, std::string_view s) {
       case '\t': out.append("\\t"); break;
       case '\b': out.append("\\b"); break;
       case '\f': out.append("\\f"); break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out.append(buf);
-        } else {
-          out.push_back(ch);
-        }
+      default: {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out.append(buf);
+      }
     }
   }
+  out.append(s.data() + run, s.size() - run);
   out.push_back('"');
 }
 
 namespace {
 
-void AppendInt(std::string& out, int64_t v) { out.append(std::to_string(v)); }
+void AppendInt(std::string& out, int64_t v) {
+  char buf[24];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, r.ptr);
+}
 
 void AppendKey(std::string& out, std::string_view key) {
   out.append(", ");

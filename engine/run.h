@@ -54,7 +54,10 @@ struct RunStats {
 };
 
 RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options);
-RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink);
+// check_invariants = false skips the reference's own (slow, string-keyed)
+// invariant checks: for callers that only compare its decisions (the
+// differential fuzzer, benchmarks).
+RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink, bool check_invariants = true);
 
 }  // namespace qs
 

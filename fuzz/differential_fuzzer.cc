@@ -1,6 +1,5 @@
 // differential_fuzzer: the same bounded scenario (fuzz_scenario.h) through
 //  * the reference engine (engine/reference/, linear scans, obviously right),
-//  * the fast engine on the calling thread,
 //  * the fast engine inside a tbb::task_arena of 1 thread and of 2 threads.
 // All event logs must be byte-identical (JSON Lines from the one shared
 // JsonlWriter), and end times and submission counts must agree. On mismatch
@@ -49,7 +48,9 @@ Log RunReference(const qs::Scenario& sc) {
   Log log;
   {
     qs::JsonlWriter w(&out);
-    log.stats = qs::RunReferenceEngine(sc, w);
+    // Decisions only: the invariant fuzzer checks them (and a fast log equal
+    // to the reference's satisfies them for both).
+    log.stats = qs::RunReferenceEngine(sc, w, /*check_invariants=*/false);
   }
   log.text = out.str();
   return log;
@@ -91,12 +92,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   qs::fuzz::MaybeDumpScenario(*sc);
 
   const Log reference = RunReference(*sc);
-  const Log fast = RunFast(*sc);
-  Expect(fast, reference, "A = fast engine, B = reference engine");
-
   Log in1, in2;
   arena1->execute([&] { in1 = RunFast(*sc); });
-  Expect(in1, fast, "A = fast engine in a 1-thread arena, B = fast engine");
+  Expect(in1, reference, "A = fast engine (1-thread arena), B = reference engine");
   arena2->execute([&] { in2 = RunFast(*sc); });
   Expect(in2, in1, "A = fast engine in a 2-thread arena, B = 1-thread arena");
   return 0;

@@ -107,7 +107,7 @@ Scenario Decode(FuzzedDataProvider& p) {
   // Quota shares (the `quotaShares` entries: CreateQuotaShare at time 0).
   // 1-20 shares; mostly up to 6 so that each run stays cheap (the engine's
   // full invariant check is O(shares x units) per event).
-  const int nshares = OneIn(p, 8) ? p.ConsumeIntegralInRange<int>(1, 20) : p.ConsumeIntegralInRange<int>(1, 6);
+  const int nshares = OneIn(p, 16) ? p.ConsumeIntegralInRange<int>(1, 20) : p.ConsumeIntegralInRange<int>(1, 6);
   std::vector<std::string> share_names;
   for (int s = 0; s < nshares; ++s) {
     CreateQuotaShareRequest r;

@@ -3,13 +3,17 @@
 // given, and on every file under each folder given (recursively, in sorted
 // order, so runs are reproducible). Arguments starting with '-' are ignored,
 // so libFuzzer-style command lines also work. Exit status 0 when every input
-// ran; a failing check aborts, as under libFuzzer.
+// ran; a failing check aborts, as under libFuzzer. With QS_REPLAY_TIMES=1
+// each input's line also gives its run time in microseconds (find the inputs
+// that hold a fuzzer's exec/s down).
 //
 //   scenario_invariants_fuzzer fuzz/corpus/scenario_invariants_fuzzer fuzz/regressions/scenario_invariants_fuzzer
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -59,10 +63,16 @@ int main(int argc, char** argv) {
       ++missing;
     }
   }
+  const bool times = std::getenv("QS_REPLAY_TIMES") != nullptr;
   int failed = 0;
   for (const auto& f : files) {
-    std::fprintf(stderr, "replay: %s\n", f.c_str());
+    if (!times) std::fprintf(stderr, "replay: %s\n", f.c_str());
+    const auto start = std::chrono::steady_clock::now();
     if (!RunFile(f)) ++failed;
+    if (times) {
+      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+      std::fprintf(stderr, "replay: %lld us %s\n", static_cast<long long>(us.count()), f.c_str());
+    }
   }
   std::fprintf(stderr, "replay: %zu input(s) ran, %d unreadable, %d missing argument(s)\n", files.size(), failed,
                missing);

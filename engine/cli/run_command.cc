@@ -64,7 +64,7 @@ int RunCommand(const std::vector<std::string>& args) {
       "worker threads (0 = all cores); output bytes never depend on it")(
       "engine", po::value<std::string>(&engine_name)->default_value("fast"),
       "fast | reference (the simple, slow engine the fast one is checked against)")(
-      "no-check", "skip the invariant checks after every event (fast engine)")(
+      "no-check", "skip the invariant checks after every event")(
       "full-check", "also recount all accounting after every event (slow; fast engine)")(
       "quiet,q", "do not print the per-share table");
   po::options_description hidden;
@@ -120,7 +120,7 @@ int RunCommand(const std::vector<std::string>& args) {
   options.check_invariants = vm.count("no-check") == 0;
   options.full_invariant_check = vm.count("full-check") > 0;
   RunStats stats = engine_name == "fast" ? RunFastEngine(*scenario, tee, options)
-                                         : RunReferenceEngine(*scenario, tee);
+                                         : RunReferenceEngine(*scenario, tee, options.check_invariants);
   if (writer) {
     writer->Flush();
     if (!*events_file) {

@@ -150,7 +150,8 @@ bool IsMisconfiguration(std::string_view reason) {
 
 class Engine {
  public:
-  Engine(const Scenario& scenario, LogSink& sink) : sc_(scenario), sink_(sink) {
+  Engine(const Scenario& scenario, LogSink& sink, bool check_invariants)
+      : sc_(scenario), sink_(sink), check_invariants_(check_invariants) {
     for (const CapacityLimit& l : sc_.service_environment.capacity_limits) {
       env_limits_[l.capacity_unit] = l.max_capacity;
     }
@@ -274,7 +275,7 @@ class Engine {
   }
   // Idle of lender `name` (a share other than `s`, or the unassigned
   // capacity) once `returned` instances it lent come back.
-  int64_t IdleAfterReturn(const std::string& name, int s, const std::string& u,
+  int64_t IdleAfterReturn(std::string_view name, int s, const std::string& u,
                           int64_t returned) const {
     if (name == kUnassignedLenderName) {
       return std::max<int64_t>(
@@ -293,7 +294,7 @@ class Engine {
   }
 
   struct Lender {
-    std::string name;
+    std::string_view name;  // a share's name (shares_ does not change during a pass) or kUnassignedLenderName
     int64_t idle = 0;
   };
   // The lenders share `s` may borrow `u` from (other LEND / LEND_AND_BORROW
@@ -307,7 +308,7 @@ class Engine {
       out.push_back({shares_[t].name, Idle(static_cast<int>(t), u)});
     }
     if (UnassignedLendable())
-      out.push_back({std::string(kUnassignedLenderName), UnassignedIdle(u)});
+      out.push_back({kUnassignedLenderName, UnassignedIdle(u)});
     std::sort(out.begin(), out.end(), [](const Lender& a, const Lender& b) {
       if (a.idle != b.idle) return a.idle > b.idle;
       return a.name < b.name;
@@ -551,11 +552,14 @@ class Engine {
       stats_.violation_messages.push_back(absl::StrCat("t=", FormatSeconds(now_), "s: ", message));
     }
   }
-  void CheckCapped(const std::string& key, int64_t excess, bool reset, const std::string& what);
+  // `what` builds the violation message; it runs only on a violation.
+  template <typename What>
+  void CheckCapped(const std::string& key, int64_t excess, bool reset, const What& what);
   void CheckInvariants(bool reset_allowances);
 
   const Scenario& sc_;
   LogSink& sink_;
+  const bool check_invariants_;
   RunStats stats_;
   SimTime now_ = 0;
   std::map<std::string, int64_t> env_limits_;
@@ -1140,7 +1144,7 @@ bool Engine::Phase2(const std::vector<int>& order, std::vector<bool>& blocked) {
       if (remaining == 0) break;
       int64_t take = std::min(l.idle, remaining);
       if (take <= 0) continue;
-      parts.push_back(Part{l.name, take});
+      parts.push_back(Part{std::string(l.name), take});
       remaining -= take;
     }
     Dispatch(pick_head, a, std::move(parts));
@@ -1329,26 +1333,27 @@ void Engine::Preempt(const std::vector<int>& victims, int ji, PreemptionType typ
 // A capped quantity: `excess` over its cap must be <= 0, except for the
 // excess that existed right after a configuration change, which may only
 // shrink afterwards.
-void Engine::CheckCapped(const std::string& key, int64_t excess, bool reset,
-                         const std::string& what) {
+template <typename What>
+void Engine::CheckCapped(const std::string& key, int64_t excess, bool reset, const What& what) {
   int64_t& allowed = allowance_[key];
   if (reset) {
     allowed = std::max<int64_t>(0, excess);
     return;
   }
   if (excess > allowed) {
-    Violation(absl::StrCat(what, " (excess ", excess, ", allowed ", allowed, ")"));
+    Violation(absl::StrCat(what(), " (excess ", excess, ", allowed ", allowed, ")"));
     return;
   }
   allowed = std::max<int64_t>(0, excess);
 }
 
 void Engine::CheckInvariants(bool reset) {
+  if (!check_invariants_) return;
   std::set<std::string> units = AllUnits();
   for (const std::string& u : units) {
     // 1. sum_s Use[s,u] <= SE[u].
     CheckCapped(absl::StrCat("1|", u), TotalUse(u) - EnvLimit(u), reset,
-                absl::StrCat("invariant 1: use of ", u, " exceeds the environment limit"));
+                [&] { return absl::StrCat("invariant 1: use of ", u, " exceeds the environment limit"); });
     for (size_t si = 0; si < shares_.size(); ++si) {
       const int s = static_cast<int>(si);
       const Share& sh = shares_[si];
@@ -1356,24 +1361,24 @@ void Engine::CheckInvariants(bool reset) {
       // Checked as its two parts (own <= L, borrowed <= B), so that excess
       // left by a configuration change may only drain.
       CheckCapped(absl::StrCat("2o|", sh.name, "|", u), Own(s, u) - Limit(s, u), reset,
-                  absl::StrCat("invariant 2: share ", sh.name, " holds more own ", u, " than its limit"));
+                  [&] { return absl::StrCat("invariant 2: share ", sh.name, " holds more own ", u, " than its limit"); });
       if (!BorrowUnlimited(s)) {
         CheckCapped(absl::StrCat("2b|", sh.name, "|", u), Borrowed(s, u) - BorrowCap(s, u), reset,
-                    absl::StrCat("invariant 2: share ", sh.name, " borrows more ", u, " than its cap"));
+                    [&] { return absl::StrCat("invariant 2: share ", sh.name, " borrows more ", u, " than its cap"); });
       }
       // 3. A share lends only from its idle own capacity; RESERVE lends nothing.
       int64_t lent = Lent(sh.name, u);
       int64_t idle_own =
           sh.strategy == Strategy::kReserve ? 0 : std::max<int64_t>(0, Limit(s, u) - Own(s, u));
       CheckCapped(absl::StrCat("3|", sh.name, "|", u), lent - idle_own, reset,
-                  absl::StrCat("invariant 3: share ", sh.name, " lends too much ", u));
+                  [&] { return absl::StrCat("invariant 3: share ", sh.name, " lends too much ", u); });
     }
     int64_t unassigned_lent = Lent(kUnassignedLenderName, u);
     int64_t unassigned_cap =
         UnassignedLendable() ? std::max<int64_t>(0, EnvLimit(u) - SumLimits(u)) : 0;
     CheckCapped(absl::StrCat("3|", std::string(kUnassignedLenderName), "|", u),
                 unassigned_lent - unassigned_cap, reset,
-                absl::StrCat("invariant 3: unassigned capacity over-lent for ", u));
+                [&] { return absl::StrCat("invariant 3: unassigned capacity over-lent for ", u); });
   }
   if (reset) return;
   // 4. Conservation and consistency of every job.
@@ -1409,8 +1414,8 @@ void Engine::CheckInvariants(bool reset) {
 }  // namespace
 }  // namespace reference_internal
 
-RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink) {
-  reference_internal::Engine engine(scenario, sink);
+RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink, bool check_invariants) {
+  reference_internal::Engine engine(scenario, sink, check_invariants);
   return engine.Run();
 }
 
