@@ -127,6 +127,8 @@ Scenario Decode(FuzzedDataProvider& p) {
 
   // Timed requests.
   std::vector<ScenarioEvent> timed;
+  timed.reserve(kMaxEvents);
+  sc.events.reserve(sc.events.size() + kMaxEvents);
   std::vector<std::string> job_names;
   auto add = [&](SimTime t, Request r) {
     ScenarioEvent ev;
