@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "boost/program_options.hpp"
+#include "engine/async_log.h"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/event_log.h"
@@ -102,7 +103,7 @@ int RunCommand(const std::vector<std::string>& args) {
   }
 
   std::unique_ptr<std::ofstream> events_file;
-  std::unique_ptr<JsonlWriter> writer;
+  std::unique_ptr<AsyncJsonlWriter> writer;  // formats and writes on its own thread
   SummaryBuilder summary;
   RejectionReporter reporter(scenario_path);
   std::vector<LogSink*> sinks = {&summary, &reporter};
@@ -112,7 +113,7 @@ int RunCommand(const std::vector<std::string>& args) {
       std::cerr << "quotasim: cannot write " << events_path << "\n";
       return kExitError;
     }
-    writer = std::make_unique<JsonlWriter>(events_file.get());
+    writer = std::make_unique<AsyncJsonlWriter>(events_file.get());
     sinks.insert(sinks.begin(), writer.get());
   }
   TeeSink tee(sinks);

@@ -1,0 +1,114 @@
+// AsyncJsonlWriter writes exactly JsonlWriter's bytes, and SpscRing hands
+// every item over once, in order, under concurrent use. Run under the `tsan`
+// preset these are the ThreadSanitizer stress tests of the lock-free code
+// (README: `cmake --preset tsan && ctest --preset tsan -R async_log`).
+#include "engine/async_log.h"
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/event_log.h"
+#include "engine/run.h"
+#include "engine/testing/random_scenario.h"
+#include "gtest/gtest.h"
+
+namespace qs {
+namespace {
+
+TEST(SpscRingTest, EveryItemOnceInOrderAcrossThreads) {
+  constexpr uint64_t kItems = 200'000;
+  for (size_t capacity : {1, 2, 3, 64}) {
+    SpscRing<uint64_t> ring(capacity);
+    std::thread producer([&] {
+      for (uint64_t i = 1; i <= kItems; ++i) {
+        while (!ring.TryPush(i)) std::this_thread::yield();
+      }
+    });
+    uint64_t expected = 1, sum = 0;
+    while (expected <= kItems) {
+      uint64_t v = 0;
+      if (!ring.TryPop(v)) {
+        std::this_thread::yield();
+        continue;
+      }
+      ASSERT_EQ(v, expected) << "capacity " << capacity;
+      sum += v;
+      ++expected;
+    }
+    producer.join();
+    uint64_t v = 0;
+    EXPECT_FALSE(ring.TryPop(v));
+    EXPECT_EQ(sum, kItems * (kItems + 1) / 2);
+  }
+}
+
+TEST(SpscRingTest, ReportsFullAndEmpty) {
+  SpscRing<int> ring(2);
+  int v = 0;
+  EXPECT_FALSE(ring.TryPop(v));
+  EXPECT_TRUE(ring.TryPush(1));
+  EXPECT_TRUE(ring.TryPush(2));
+  EXPECT_FALSE(ring.TryPush(3));
+  EXPECT_TRUE(ring.TryPop(v));
+  EXPECT_EQ(v, 1);
+  EXPECT_TRUE(ring.TryPush(3));
+  EXPECT_TRUE(ring.TryPop(v));
+  EXPECT_EQ(v, 2);
+  EXPECT_TRUE(ring.TryPop(v));
+  EXPECT_EQ(v, 3);
+  EXPECT_FALSE(ring.TryPop(v));
+}
+
+// The fast engine's log of random scenarios (rejections, snapshots,
+// preemptions included) through both writers at once; tiny chunks and rings
+// make the engine thread wait for the writer thread constantly.
+TEST(AsyncJsonlWriterTest, SameBytesAsJsonlWriter) {
+  int with_preemptions = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    testing::RandomScenarioOptions o;
+    o.max_jobs = 120;
+    const Scenario sc = testing::RandomScenario(seed, o);
+    for (size_t chunk : {size_t{1}, size_t{300}, size_t{1} << 16}) {
+      std::ostringstream sync_out, async_out;
+      {
+        JsonlWriter sync(&sync_out);
+        AsyncJsonlWriter async(&async_out, chunk, /*ring_chunks=*/2);
+        TeeSink tee({&sync, &async});
+        RunFastEngine(sc, tee, RunOptions{});
+        sync.Flush();
+        async.Flush();
+        ASSERT_EQ(async_out.str(), sync_out.str()) << "seed " << seed << ", chunk " << chunk;
+        if (chunk == 1) {
+          EXPECT_GT(async.chunks_submitted(), 10) << "seed " << seed;
+        }
+      }
+      ASSERT_EQ(async_out.str(), sync_out.str()) << "after destruction; seed " << seed;
+      if (chunk == 1 && sync_out.str().find("preemptionSummary") != std::string::npos) ++with_preemptions;
+    }
+  }
+  EXPECT_GT(with_preemptions, 5);  // the encoding of every optional part is exercised
+}
+
+TEST(AsyncJsonlWriterTest, FlushWritesEverythingSoFar) {
+  std::ostringstream out;
+  AsyncJsonlWriter w(&out, 1 << 20, 4);
+  RejectedRecord r;
+  r.time = 1500;
+  r.action = "SubmitServiceJob";
+  r.message = "ClientException: \"quoted\"\n";
+  r.path = "events[3]";
+  w.OnRejected(r);
+  w.Flush();
+  std::string expected;
+  JsonlWriter::AppendRejected(expected, r);
+  EXPECT_EQ(out.str(), expected);
+  w.OnRejected(r);
+  w.Flush();
+  EXPECT_EQ(out.str(), expected + expected);
+}
+
+}  // namespace
+}  // namespace qs
