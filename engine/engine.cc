@@ -12,11 +12,13 @@
 
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/internal/mutants.h"
 #include "engine/util/strings.h"
 #include "engine/validation.h"
+#include "oneapi/tbb/parallel_sort.h"
 
 namespace qs {
 namespace engine_internal {
@@ -39,27 +41,28 @@ bool IsMisconfigReason(std::string_view r) { return r.rfind("MISCONFIGURATION:",
 Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options)
     : sc_(scenario), sink_(sink), opt_(options), knobs_(options.knobs.value_or(scenario.knobs)) {
   // Intern every capacity unit the scenario can mention; ids follow name order
-  // so that "units by name" is "units by id".
-  std::vector<std::string_view> names;
-  for (const CapacityLimit& l : sc_.service_environment.capacity_limits) names.push_back(l.capacity_unit);
+  // so that "units by name" is "units by id". (A hash set first: a million
+  // submissions name only a handful of units.)
+  absl::flat_hash_set<std::string_view> seen_units;
+  for (const CapacityLimit& l : sc_.service_environment.capacity_limits) seen_units.insert(l.capacity_unit);
   for (const ScenarioEvent& ev : sc_.events) {
     std::visit(
         [&](const auto& r) {
           using T = std::decay_t<decltype(r)>;
           if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
-            if (r.payload_error.empty()) names.push_back(r.instance_type);
+            if (r.payload_error.empty()) seen_units.insert(r.instance_type);
           } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest> ||
                                std::is_same_v<T, UpdateQuotaShareRequest> ||
                                std::is_same_v<T, UpdateServiceEnvironmentRequest>) {
             if (r.capacity_limits) {
-              for (const CapacityLimit& l : *r.capacity_limits) names.push_back(l.capacity_unit);
+              for (const CapacityLimit& l : *r.capacity_limits) seen_units.insert(l.capacity_unit);
             }
           }
         },
         ev.request);
   }
+  std::vector<std::string_view> names(seen_units.begin(), seen_units.end());
   std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
   unit_names_ = std::move(names);
   for (size_t i = 0; i < unit_names_.size(); ++i) unit_ids_[unit_names_[i]] = static_cast<int32_t>(i);
   const size_t nu = unit_names_.size();
@@ -79,7 +82,10 @@ Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& option
   jobs_.reserve(static_cast<size_t>(sc_.submit_count));
   job_ids_.reserve(static_cast<size_t>(sc_.submit_count));
   // Name ranks give victim order its final, unique tie-break without string
-  // comparisons on the hot path.
+  // comparisons on the hot path: submit_rank_[k] is the rank by name of the
+  // k-th named SubmitServiceJob request (equal names share the rank of the
+  // last of them). Sorted with TBB; the order (name, position) is total, so
+  // the ranks do not depend on the thread count.
   std::vector<std::string_view> job_names;
   job_names.reserve(static_cast<size_t>(sc_.submit_count));
   for (const ScenarioEvent& ev : sc_.events) {
@@ -87,8 +93,18 @@ Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& option
       job_names.push_back(*r->job_name);
     }
   }
-  std::sort(job_names.begin(), job_names.end());
-  for (size_t i = 0; i < job_names.size(); ++i) name_rank_[job_names[i]] = static_cast<int32_t>(i);
+  std::vector<int32_t> by_name(job_names.size());
+  for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<int32_t>(i);
+  tbb::parallel_sort(by_name.begin(), by_name.end(), [&](int32_t a, int32_t b) {
+    return job_names[a] != job_names[b] ? job_names[a] < job_names[b] : a < b;
+  });
+  submit_rank_.resize(by_name.size());
+  for (size_t i = 0; i < by_name.size();) {
+    size_t end = i + 1;
+    while (end < by_name.size() && job_names[by_name[end]] == job_names[by_name[i]]) ++end;
+    for (size_t k = i; k < end; ++k) submit_rank_[by_name[k]] = static_cast<int32_t>(end - 1);
+    i = end;
+  }
 }
 
 int32_t Engine::UnitOf(std::string_view name) const {
@@ -195,7 +211,8 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
       [&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
         if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
-          ApplySubmit(ev, r);
+          const int32_t ordinal = r.job_name ? next_submit_++ : kNone;
+          ApplySubmit(ev, r, ordinal);
         } else if constexpr (std::is_same_v<T, UpdateServiceJobRequest>) {
           JobFactsHolder h = FactsOf(r.job_id);
           if (absl::Status s = ValidateUpdateServiceJob(r, h.facts); !s.ok()) return Reject(ev, s);
@@ -235,7 +252,7 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
       ev.request);
 }
 
-void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r) {
+void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r, int32_t ordinal) {
   ShareFacts facts;
   int32_t s = kNone;
   if (r.quota_share_name) {
@@ -255,7 +272,7 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   j.unit = UnitOf(r.instance_type);
   j.n = r.instance_count;
   j.priority = static_cast<int32_t>(r.scheduling_priority.value_or(0));
-  j.name_rank = name_rank_.at(*r.job_name);
+  j.name_rank = submit_rank_[ordinal];  // validation rejects a submission without a name
   j.created_at = now_;
   job_ids_[*r.job_name] = id;
   ++stats_.jobs_submitted;

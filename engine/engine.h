@@ -174,7 +174,7 @@ class Engine {
   void Push(SimTime time, EventType type, int32_t job, uint32_t tag, int32_t aux);
   void ApplyScenarioEvent(const ScenarioEvent& ev);
   void ApplyInternalEvent(const Event& ev);
-  void ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r);
+  void ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r, int32_t ordinal);
   void Reject(const ScenarioEvent& ev, const absl::Status& status);
   JobFactsHolder FactsOf(const std::optional<std::string>& job_id) const;
   void CreateShare(const CreateQuotaShareRequest& r);
@@ -257,7 +257,8 @@ class Engine {
 
   std::vector<std::string_view> unit_names_;  // sorted; index = unit id
   absl::flat_hash_map<std::string_view, int32_t> unit_ids_;
-  absl::flat_hash_map<std::string_view, int32_t> name_rank_;
+  std::vector<int32_t> submit_rank_;  // by ordinal of named submissions: rank of the name
+  int32_t next_submit_ = 0;
   absl::flat_hash_map<std::string_view, int32_t> job_ids_;
   absl::flat_hash_map<std::string, int32_t> share_ids_;  // owns keys: shares_ reallocates
   std::vector<std::string> time_limit_reasons_;

@@ -88,13 +88,16 @@ void SummaryBuilder::OnJob(const JobRecord& r) {
   auto jt = jobs_.find(Sv(r.job_name));
   if (jt == jobs_.end()) jt = jobs_.emplace(std::string(r.job_name), Track{}).first;
   Track& t = jt->second;
-  auto st = shares_.find(r.share_name);
-  if (st == shares_.end()) st = shares_.emplace(std::string(r.share_name), ShareAcc{}).first;
-  ShareAcc& sh = st->second;
+  // The job's share, looked up by name once per job (the track keeps it).
+  if (t.acc == nullptr || t.acc_name != r.share_name) {
+    auto st = shares_.find(r.share_name);
+    if (st == shares_.end()) st = shares_.emplace(std::string(r.share_name), ShareAcc{}).first;
+    t.acc = &st->second;
+    t.acc_name = st->first;
+  }
+  ShareAcc& sh = *t.acc;
   switch (r.status) {
     case JobStatus::kSubmitted:
-      t.share = std::string(r.share_name);
-      t.acc = &sh;
       ++sh.s.submitted;
       break;
     case JobStatus::kRunnable:
@@ -152,6 +155,9 @@ void SummaryBuilder::OnJob(const JobRecord& r) {
   } else if (r.preemption == PreemptionType::kInShare) {
     ++sh.s.preempted_in;
   }
+  // A finished job's track is no longer needed (and a later job of the same
+  // name starts afresh); only jobs in flight are held.
+  if (t.terminal) jobs_.erase(jt);
 }
 
 void SummaryBuilder::OnRejected(const RejectedRecord&) { ++rejected_; }

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -77,8 +78,8 @@ class SummaryBuilder : public LogSink {
  private:
   struct ShareAcc;
   struct Track {
-    std::string share;
     ShareAcc* acc = nullptr;                          // std::map nodes are stable
+    std::string_view acc_name;                        // its key in shares_
     std::pair<int64_t, int64_t>* usage = nullptr;     // instance_ms slot of the attempt
     SimTime first_runnable = -1;
     bool scheduled_once = false;
