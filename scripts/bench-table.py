@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Writes the measured benchmark table of results/README.md from one
 Google Benchmark JSON file (between the BENCH-TABLE markers), with ratios
-computed from rows of that same run. Figures are copied, never typed."""
+computed from rows of that same run, and optionally the trace-replay
+benchmarks from a second file of the same scripts/bench run.
+Figures are copied, never typed.
+
+  bench-table.py ENGINE.json results/README.md [TRACE.json]"""
 import json
 import sys
 
@@ -15,7 +19,27 @@ def fmt(x):
     return f"{x:.2f}"
 
 
-def main(src, readme):
+def trace_lines(src):
+    """The trace-replay benchmarks (bench/trace_benchmark.cc) of one run."""
+    data = json.load(open(src))
+    rows = {b["name"]: b for b in data["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
+    lines = ["", f"Trace replay, run `{src}` (git {data['context'].get('git_sha', '?')}):", "",
+             "| benchmark | wall time | jobs/s (all policies) |", "|---|---|---|"]
+    for name, b in rows.items():
+        if b.get("error_occurred"):
+            lines.append(f"| {name} | error: {b.get('error_message', '')} | |")
+            continue
+        rate = b.get("jobs_per_s", b.get("rows_per_s", 0))
+        lines.append(f"| {name} | {b['real_time']:.1f} {b.get('time_unit', 'ns')} | {fmt(rate)} |")
+    full = rows.get("BM_PhillyCompareStandard/threads:2/checks:1/iterations:1/real_time")
+    if full and not full.get("error_occurred"):
+        secs = full["real_time"] / (1000.0 if full.get("time_unit") == "ms" else 1.0)
+        lines += ["", f"- the full Philly replay under all {int(full.get('policies', 0))} standard policies "
+                      f"(2 threads, invariant checks on) takes **{secs:.2f} s** wall (target: under 5 s)"]
+    return lines
+
+
+def main(src, readme, trace_src=None):
     data = json.load(open(src))
     ctx = data["context"]
     rows = {b["name"]: b for b in data["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
@@ -49,6 +73,8 @@ def main(src, readme):
         if name in rows and base in rows and not rows[name].get("error_occurred") and not rows[base].get("error_occurred"):
             lines.append(f"- simulation with the JSON Lines log {how} runs at "
                          f"**{rows[base]['real_time'] / rows[name]['real_time']:.2f}** of the speed without it (1e5 jobs)")
+    if trace_src:
+        lines += trace_lines(trace_src)
     lines += ["", END]
     text = open(readme).read() if __import__("os").path.exists(readme) else ""
     if BEGIN in text and END in text:
@@ -59,4 +85,4 @@ def main(src, readme):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
