@@ -31,6 +31,7 @@
 #include <array>
 #include <cstdint>
 #include <queue>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,36 +106,39 @@ class Engine {
       return name_rank < o.name_rank;
     }
   };
+  // The per-job record: 128 bytes (static_assert below). Borrowed parts and
+  // the recent preempted attempts, which few jobs have, live in side tables
+  // (parts_, recent_) keyed by job id.
   struct Job {
     const SubmitServiceJobRequest* req = nullptr;
-    int32_t share = -1;
-    int32_t unit = -1;
-    int64_t n = 0;
-    int32_t priority = 0;
-    int32_t name_rank = 0;
     SimTime created_at = 0;
-    JobStatus status = JobStatus::kSubmitted;
-    uint32_t attempt = 0;
-    uint32_t reason_epoch = 0;
-    std::string_view reason;
-    int64_t failed_attempts = 0;
-    int64_t preempted_count = 0;
     SimTime dispatched_at = 0;
     SimTime runnable_since = 0;
+    std::string_view reason;
+    int64_t n = 0;
     // While dispatched.
     int64_t own = 0;
     int64_t borrowed_total = 0;
-    std::vector<Part> parts;
-    bool draining = false;
-    PreemptionType drain_type = PreemptionType::kNone;
+    int32_t share = -1;
+    int32_t unit = -1;
+    int32_t priority = 0;
+    int32_t name_rank = 0;
+    uint32_t attempt = 0;
+    uint32_t reason_epoch = 0;
+    int32_t failed_attempts = 0;
+    int32_t preempted_count = 0;
     int32_t beneficiary = -1;
     uint32_t beneficiary_epoch = 0;
-    // While RUNNABLE: the reservation.
-    int64_t hold = 0;
+    // While RUNNABLE: the reservation (hold <= n, an int32 API count).
+    int32_t hold = 0;
     int32_t pending_victims = 0;
     uint32_t res_epoch = 0;
-    std::vector<PreemptedAttempt> recent;
+    JobStatus status = JobStatus::kSubmitted;
+    bool draining = false;
+    PreemptionType drain_type = PreemptionType::kNone;
+    bool has_parts = false;  // an entry in parts_
   };
+  static_assert(sizeof(Job) <= 128, "the job record must stay compact (issue #3)");
   struct Share {
     std::string name;
     Strategy strategy = Strategy::kReserve;
@@ -216,6 +220,7 @@ class Engine {
   void RunPass();
   bool Phase1(int32_t s);
   bool Backfill(int32_t s);
+  void BlockOutsidePhase1(int32_t s);
   bool Phase2Eligible(int32_t s);
   bool Phase2();
   bool TryBorrow(int32_t s, int32_t id);
@@ -266,6 +271,21 @@ class Engine {
   std::vector<int64_t> se_, total_use_, total_hold_, unassigned_lent_;
   bool se_enabled_ = true;
   std::vector<Job> jobs_;
+  // Side tables of the job records: borrowed parts of dispatched borrowing
+  // jobs, and the last preempted attempts (newest first, at most 10) of jobs
+  // preempted at least once.
+  absl::flat_hash_map<int32_t, std::vector<Part>> parts_;
+  absl::flat_hash_map<int32_t, std::vector<PreemptedAttempt>> recent_;
+  int32_t IdOf(const Job& j) const { return static_cast<int32_t>(&j - jobs_.data()); }
+  const std::vector<Part>& PartsOf(const Job& j) const {
+    static const std::vector<Part> kNoParts;
+    return j.has_parts ? parts_.at(IdOf(j)) : kNoParts;
+  }
+  std::span<const PreemptedAttempt> RecentOf(const Job& j) const {
+    if (j.preempted_count == 0) return {};
+    auto it = recent_.find(IdOf(j));
+    return it == recent_.end() ? std::span<const PreemptedAttempt>() : std::span<const PreemptedAttempt>(it->second);
+  }
   std::vector<Share> shares_;
   // lender_sets_[t][u]: dispatched, not draining jobs holding u borrowed from t.
   std::vector<std::vector<absl::btree_set<VictimKey>>> lender_sets_;
