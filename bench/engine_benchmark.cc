@@ -190,36 +190,25 @@ class NullBuf : public std::streambuf {
 
 // The three log rows run 3 iterations each: single ~1 s iterations varied by
 // +-20% between runs on the shared machine, more than the effect measured.
-void BM_WithEventLog(benchmark::State& state) {
+// Writer: JsonlWriter (formatted and written on the engine thread) or
+// AsyncJsonlWriter (on a second thread, what `quotasim run --events` uses);
+// the time includes the final flush.
+template <typename Writer>
+void BM_WithLog(benchmark::State& state) {
   const Scenario& sc = CachedScenario(Scale(state.range(0)));
   if (!Verify(state, sc, false)) return;
   NullBuf buf;
   std::ostream null(&buf);
   int64_t events = 0;
   for (auto _ : state) {
-    JsonlWriter w(&null);
-    events = RunFast(sc, &w).stats.events_processed;
-  }
-  SetCounters(state, sc.submit_count, events);
-}
-BENCHMARK(BM_WithEventLog)->ArgName("jobs")->Arg(100'000)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
-
-// The same log formatted and written on a second thread (AsyncJsonlWriter,
-// what `quotasim run --events` uses); the time includes the final flush.
-void BM_WithAsyncEventLog(benchmark::State& state) {
-  const Scenario& sc = CachedScenario(Scale(state.range(0)));
-  if (!Verify(state, sc, false)) return;
-  NullBuf buf;
-  std::ostream null(&buf);
-  int64_t events = 0;
-  for (auto _ : state) {
-    AsyncJsonlWriter w(&null);
+    Writer w(&null);
     events = RunFast(sc, &w).stats.events_processed;
     w.Flush();
   }
   SetCounters(state, sc.submit_count, events);
 }
-BENCHMARK(BM_WithAsyncEventLog)->ArgName("jobs")->Arg(100'000)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_WithLog, JsonlWriter)->Name("BM_WithEventLog")->ArgName("jobs")->Arg(100'000)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_WithLog, AsyncJsonlWriter)->Name("BM_WithAsyncEventLog")->ArgName("jobs")->Arg(100'000)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_WithoutEventLog(benchmark::State& state) {
   const Scenario& sc = CachedScenario(Scale(state.range(0)));

@@ -301,6 +301,7 @@ void Engine::CreateShare(const CreateQuotaShareRequest& r) {
   sh.state = r.state.value_or(Toggle::kEnabled);
   share_ids_[sh.name] = s;
   lender_sets_.emplace_back(nu);  // per unit: dispatched jobs that drew from s
+  touched_flag_.resize(shares_.size() * nu, 0);
 }
 
 void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {

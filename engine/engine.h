@@ -237,8 +237,7 @@ class Engine {
 
   // Marks (share, unit) for the next CheckLimits().
   void Touch(int32_t s, int32_t u) {
-    const int32_t key = s * NumUnits() + u;
-    if (touched_flag_.size() <= static_cast<size_t>(key)) touched_flag_.resize(key + 1, 0);
+    const int32_t key = s * NumUnits() + u;  // touched_flag_ is sized by CreateShare
     if (!touched_flag_[key]) {
       touched_flag_[key] = 1;
       touched_.push_back(key);

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -53,13 +54,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                                        qs::trace::SwfTeamField::kQueue,
                                                        qs::trace::SwfTeamField::kPartition};
   options.swf_team = kTeams[(data[0] >> 1) & 3];
-  const size_t twice = (data[0] >> 3) % 5;  // the format parsed a second time
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
 
   static constexpr qs::trace::TraceFormat kFormats[] = {
       qs::trace::TraceFormat::kSwf, qs::trace::TraceFormat::kPhillyPollux, qs::trace::TraceFormat::kPhillyGavel,
       qs::trace::TraceFormat::kPhillyRfold, qs::trace::TraceFormat::kAlibabaOpenb};
-  for (size_t f = 0; f < 5; ++f) {
+  const size_t twice = (data[0] >> 3) % std::size(kFormats);  // the format parsed a second time
+  for (size_t f = 0; f < std::size(kFormats); ++f) {
     const qs::trace::TraceFormat format = kFormats[f];
     const char* name = qs::trace::TraceFormatName(format);
     const Result r = Read(text, format, options);
