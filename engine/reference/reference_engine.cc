@@ -522,6 +522,7 @@ class Engine {
   void ProcessInternal(const InternalEvent& e);
   void ProcessScenario(const ScenarioEvent& ev);
   void OnSubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r);
+  JobFacts FactsOf(const std::optional<std::string>& job_id, int* ji) const;
   void OnUpdateJob(const ScenarioEvent& ev, const UpdateServiceJobRequest& r);
   void OnTerminate(const ScenarioEvent& ev, const TerminateServiceJobRequest& r);
   void OnCreateShare(const ScenarioEvent& ev, const CreateQuotaShareRequest& r);
@@ -783,14 +784,22 @@ void Engine::OnSubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r)
            InternalEvent{EventKind::kBecomeRunnable, ji, job.epoch, 0});
 }
 
-void Engine::OnUpdateJob(const ScenarioEvent& ev, const UpdateServiceJobRequest& r) {
+// What validation needs to know of the job a request names (its index in
+// *ji, kNone when there is no such job).
+JobFacts Engine::FactsOf(const std::optional<std::string>& job_id, int* ji) const {
   JobFacts facts;
-  int ji = r.job_id ? FindJob(*r.job_id) : kNone;
-  if (ji != kNone) {
+  *ji = job_id ? FindJob(*job_id) : kNone;
+  if (*ji != kNone) {
     facts.exists = true;
-    facts.terminal = IsTerminal(jobs_[static_cast<size_t>(ji)].status);
-    facts.status = JobStatusName(jobs_[static_cast<size_t>(ji)].status);
+    facts.terminal = IsTerminal(jobs_[static_cast<size_t>(*ji)].status);
+    facts.status = JobStatusName(jobs_[static_cast<size_t>(*ji)].status);
   }
+  return facts;
+}
+
+void Engine::OnUpdateJob(const ScenarioEvent& ev, const UpdateServiceJobRequest& r) {
+  int ji = kNone;
+  const JobFacts facts = FactsOf(r.job_id, &ji);
   absl::Status st = ValidateUpdateServiceJob(r, facts);
   if (!st.ok()) {
     Reject(ev, st);
@@ -800,13 +809,8 @@ void Engine::OnUpdateJob(const ScenarioEvent& ev, const UpdateServiceJobRequest&
 }
 
 void Engine::OnTerminate(const ScenarioEvent& ev, const TerminateServiceJobRequest& r) {
-  JobFacts facts;
-  int ji = r.job_id ? FindJob(*r.job_id) : kNone;
-  if (ji != kNone) {
-    facts.exists = true;
-    facts.terminal = IsTerminal(jobs_[static_cast<size_t>(ji)].status);
-    facts.status = JobStatusName(jobs_[static_cast<size_t>(ji)].status);
-  }
+  int ji = kNone;
+  const JobFacts facts = FactsOf(r.job_id, &ji);
   absl::Status st = ValidateTerminateServiceJob(r, facts);
   if (!st.ok()) {
     Reject(ev, st);
