@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <queue>
 #include <string>
 #include <utility>
@@ -93,16 +94,33 @@ Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& option
       job_names.push_back(*r->job_name);
     }
   }
-  std::vector<int32_t> by_name(job_names.size());
-  for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<int32_t>(i);
-  tbb::parallel_sort(by_name.begin(), by_name.end(), [&](int32_t a, int32_t b) {
-    return job_names[a] != job_names[b] ? job_names[a] < job_names[b] : a < b;
+  // Each name's first 8 bytes as a big-endian integer decide most
+  // comparisons without touching the strings (names have no NUL bytes, so
+  // zero padding orders a prefix first, as string comparison does).
+  struct NameKey {
+    uint64_t prefix;
+    int32_t index;
+  };
+  std::vector<NameKey> by_name(job_names.size());
+  for (size_t i = 0; i < by_name.size(); ++i) {
+    uint64_t p = 0;
+    const std::string_view n = job_names[i];
+    for (size_t k = 0; k < 8; ++k) p = (p << 8) | (k < n.size() ? static_cast<unsigned char>(n[k]) : 0u);
+    by_name[i] = NameKey{p, static_cast<int32_t>(i)};
+  }
+  auto same_name = [&](const NameKey& a, const NameKey& b) {
+    return a.prefix == b.prefix && job_names[a.index] == job_names[b.index];
+  };
+  tbb::parallel_sort(by_name.begin(), by_name.end(), [&](const NameKey& a, const NameKey& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const int c = job_names[a.index].compare(job_names[b.index]);
+    return c != 0 ? c < 0 : a.index < b.index;
   });
   submit_rank_.resize(by_name.size());
   for (size_t i = 0; i < by_name.size();) {
     size_t end = i + 1;
-    while (end < by_name.size() && job_names[by_name[end]] == job_names[by_name[i]]) ++end;
-    for (size_t k = i; k < end; ++k) submit_rank_[by_name[k]] = static_cast<int32_t>(end - 1);
+    while (end < by_name.size() && same_name(by_name[end], by_name[i])) ++end;
+    for (size_t k = i; k < end; ++k) submit_rank_[by_name[k].index] = static_cast<int32_t>(end - 1);
     i = end;
   }
 }
@@ -299,7 +317,14 @@ void Engine::CreateShare(const CreateQuotaShareRequest& r) {
   sh.borrow_limit = r.borrow_limit.value_or(-1);
   sh.in_share = *r.in_share_preemption;
   sh.state = r.state.value_or(Toggle::kEnabled);
+  SumLimits();
   share_ids_[sh.name] = s;
+  // Name ranks for the share order's last tie-break (shares are few).
+  std::vector<int32_t> by_name(shares_.size());
+  std::iota(by_name.begin(), by_name.end(), 0);
+  std::sort(by_name.begin(), by_name.end(),
+            [this](int32_t a, int32_t b) { return shares_[a].name < shares_[b].name; });
+  for (size_t k = 0; k < by_name.size(); ++k) shares_[by_name[k]].name_rank = static_cast<int32_t>(k);
   lender_sets_.emplace_back(nu);  // per unit: dispatched jobs that drew from s
   touched_flag_.resize(shares_.size() * nu, 0);
 }
@@ -316,7 +341,19 @@ void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {
   }
   if (r.in_share_preemption) sh.in_share = *r.in_share_preemption;
   if (r.state) sh.state = *r.state;
+  SumLimits();
   ResetAllowances();
+}
+
+void Engine::SumLimits() {
+  assigned_limits_.assign(unit_names_.size(), 0);
+  lendable_limits_.assign(unit_names_.size(), 0);
+  for (const Share& sh : shares_) {
+    for (int32_t u = 0; u < NumUnits(); ++u) {
+      assigned_limits_[u] += sh.limit[u];
+      if (sh.strategy != Strategy::kReserve) lendable_limits_[u] += sh.limit[u];
+    }
+  }
 }
 
 void Engine::UpdateEnvironment(const UpdateServiceEnvironmentRequest& r) {
@@ -661,14 +698,10 @@ std::string_view Engine::NeverFitsReason(int32_t s, const Job& j) const {
   const int64_t b = BorrowCap(sh, u);
   if (b != kUnlimited && j.n > l + b) return reasons::kQuotaAndBorrowLimitExceeded;
   if (j.n > l) {
-    int64_t lendable = 0;
-    for (int32_t t = 0; t < NumShares(); ++t) {
-      if (t != s && shares_[t].strategy != Strategy::kReserve) lendable += shares_[t].limit[u];
-    }
+    // The other shares' lendable limits (sums kept by SumLimits()).
+    int64_t lendable = lendable_limits_[u] - (sh.strategy != Strategy::kReserve ? l : 0);
     if (knobs_.unassigned_capacity == UnassignedCapacity::kLendable) {
-      int64_t assigned = 0;
-      for (const Share& t : shares_) assigned += t.limit[u];
-      lendable += std::max<int64_t>(0, se_[u] - assigned);
+      lendable += std::max<int64_t>(0, se_[u] - assigned_limits_[u]);
     }
     if (j.n - l > lendable) return reasons::kBorrowExceedsConfigured;
   }
@@ -689,9 +722,15 @@ bool Engine::LookAt(int32_t s, int32_t id) {
 
 void Engine::ComputeOrder() {
   const int32_t ns = NumShares();
-  order_.resize(static_cast<size_t>(ns));
-  for (int32_t s = 0; s < ns; ++s) order_[s] = s;
   const uint64_t round = round_counter_++;
+  if (knobs_.share_order == ShareOrder::kUnderLimitFirst && order_.size() == static_cast<size_t>(ns)) {
+    // Keep the last round's order as the starting point: the sort key below
+    // is a strict total order (name ranks are unique), so the result does not
+    // depend on it, and an insertion sort of a nearly sorted order is linear.
+  } else {
+    order_.resize(static_cast<size_t>(ns));
+    for (int32_t s = 0; s < ns; ++s) order_[s] = s;
+  }
   if (ns == 0) return;
   switch (knobs_.share_order) {
     case ShareOrder::kDeclaration:
@@ -704,36 +743,50 @@ void Engine::ComputeOrder() {
       break;
   }
   // r(s) = max_u Use/L as an exact fraction (num, den); den 0 = infinite.
-  struct Ratio {
-    int64_t num = 0, den = 1;
-  };
-  std::vector<Ratio> ratio(static_cast<size_t>(ns));
+  // The sort keys are computed once per round, so that the comparisons are
+  // integer only (no name compares, no B-tree lookups).
+  order_keys_.resize(static_cast<size_t>(ns));
   for (int32_t s = 0; s < ns; ++s) {
     const Share& sh = shares_[s];
-    Ratio r;
+    OrderKey& k = order_keys_[s];
+    k.num = 0;
+    k.den = 1;
     for (int32_t u = 0; u < NumUnits(); ++u) {
       const int64_t use = sh.own[u] + sh.borrowed[u];
       if (sh.limit[u] == 0) {
-        if (use > 0) r = Ratio{1, 0};
-        if (r.den == 0) break;
+        if (use > 0) k.num = 1, k.den = 0;
+        if (k.den == 0) break;
         continue;
       }
-      if (use * r.den > r.num * sh.limit[u]) r = Ratio{use, sh.limit[u]};
+      if (use * k.den > k.num * sh.limit[u]) k.num = use, k.den = sh.limit[u];
     }
-    ratio[s] = r;
+    const int32_t h = Head(s);
+    k.head = h == kNone ? std::numeric_limits<int32_t>::max() : h;  // shares with a head first
+    k.name_rank = sh.name_rank;
   }
-  auto less_ratio = [](const Ratio& a, const Ratio& b) {
-    if (a.den == 0 || b.den == 0) return a.den != 0 && b.den == 0;
-    return a.num * b.den < b.num * a.den;
+  auto less = [this](int32_t a, int32_t b) {
+    const OrderKey& x = order_keys_[a];
+    const OrderKey& y = order_keys_[b];
+    if (x.den == 0 || y.den == 0) {
+      if ((x.den == 0) != (y.den == 0)) return x.den != 0;
+    } else if (const int64_t l = x.num * y.den, r = y.num * x.den; l != r) {
+      return l < r;
+    }
+    // Equal ratios: the older head first (job ids follow (createdAt,
+    // submission)), then the share name.
+    if (x.head != y.head) return x.head < y.head;
+    return x.name_rank < y.name_rank;
   };
-  std::sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) {
-    if (less_ratio(ratio[a], ratio[b])) return true;
-    if (less_ratio(ratio[b], ratio[a])) return false;
-    const int32_t ha = Head(a), hb = Head(b);
-    if ((ha == kNone) != (hb == kNone)) return ha != kNone;
-    if (ha != kNone && ha != hb) return ha < hb;  // job ids follow (createdAt, submission)
-    return shares_[a].name < shares_[b].name;
-  });
+  if (order_.size() > 64) {
+    std::sort(order_.begin(), order_.end(), less);
+    return;
+  }
+  for (size_t i = 1; i < order_.size(); ++i) {  // insertion sort
+    const int32_t v = order_[i];
+    size_t k = i;
+    for (; k > 0 && less(v, order_[k - 1]); --k) order_[k] = order_[k - 1];
+    order_[k] = v;
+  }
 }
 
 void Engine::RunPass() {
@@ -1048,6 +1101,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     JobRecord r = BaseRecord(vid, v.status, v.reason);
     r.preemption = type;
     r.preempted_for = *j.req->job_name;
+    r.preempted_for_slot = id;
     sink_.OnJob(r);
     Push(now_ + knobs_.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
   }
@@ -1071,6 +1125,7 @@ JobRecord Engine::BaseRecord(int32_t id, JobStatus st, std::string_view reason) 
   JobRecord r;
   r.time = now_;
   r.job_name = *j.req->job_name;
+  r.job_slot = id;
   r.share_name = shares_[j.share].name;
   r.status = st;
   r.status_reason = reason;

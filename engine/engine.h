@@ -150,6 +150,12 @@ class Engine {
     absl::btree_set<QueueKey> queue;                  // RUNNABLE jobs
     std::vector<absl::btree_set<VictimKey>> dispatched;  // per unit, not draining
     int32_t res_job = -1;  // job holding a reservation, if any
+    int32_t name_rank = 0;  // rank of the name among all shares
+  };
+  struct OrderKey {  // ComputeOrder()'s sort key of a share
+    int64_t num, den;  // max_u use/limit; den 0 = infinite
+    int32_t head;      // job id of the head, INT32_MAX if none
+    int32_t name_rank;
   };
   struct Gains {
     explicit Gains(size_t lenders) : from(lenders, 0) {}
@@ -184,6 +190,7 @@ class Engine {
   void CreateShare(const CreateQuotaShareRequest& r);
   void UpdateShare(int32_t s, const UpdateQuotaShareRequest& r);
   void UpdateEnvironment(const UpdateServiceEnvironmentRequest& r);
+  void SumLimits();  // assigned_limits_, lendable_limits_
 
   void SetStatus(int32_t id, JobStatus st);
   void MakeRunnable(int32_t id, std::string_view reason, bool with_summary = false);
@@ -268,6 +275,9 @@ class Engine {
   std::vector<std::string> time_limit_reasons_;
 
   std::vector<int64_t> se_, total_use_, total_hold_, unassigned_lent_;
+  // Per unit: the sum of all shares' limits, and of LEND / LEND_AND_BORROW
+  // shares' limits (what NeverFitsReason() needs; shares change rarely).
+  std::vector<int64_t> assigned_limits_, lendable_limits_;
   bool se_enabled_ = true;
   std::vector<Job> jobs_;
   // Side tables of the job records: borrowed parts of dispatched borrowing
@@ -299,6 +309,7 @@ class Engine {
   bool round_dropped_ = false;  // a reservation was dropped in this round
   bool dirty_ = true;           // state changed since the last pass
   std::vector<int32_t> order_;
+  std::vector<OrderKey> order_keys_;  // by share
   std::vector<char> blocked_;
   std::vector<BorrowedPart> borrowed_scratch_;
 

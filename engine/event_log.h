@@ -106,6 +106,10 @@ struct PreemptedAttempt {
 struct JobRecord {
   SimTime time = 0;
   std::string_view job_name;
+  // The engine's index of the job, unique within the run, or -1 when unknown
+  // (records read back from a log). Not printed: it lets consumers such as
+  // SummaryBuilder key jobs by an integer instead of hashing names.
+  int32_t job_slot = -1;
   std::string_view share_name;
   JobStatus status = JobStatus::kSubmitted;
   std::string_view status_reason;
@@ -117,6 +121,7 @@ struct JobRecord {
   // Preemption-start lines: the job the preemption makes room for.
   PreemptionType preemption = PreemptionType::kNone;
   std::string_view preempted_for;
+  int32_t preempted_for_slot = -1;  // its job_slot (-1 when unknown)
   // Lines that end a preempted attempt (RUNNABLE or FAILED at drain end).
   bool has_preemption_summary = false;
   int64_t preempted_attempt_count = 0;

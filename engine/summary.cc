@@ -84,16 +84,56 @@ void SummaryBuilder::CloseAttempt(Track& t, SimTime now) {
   t.running_since = -1;
 }
 
+SummaryBuilder::Track* SummaryBuilder::FindTrack(int32_t slot, std::string_view name) {
+  if (slot >= 0) {
+    if (static_cast<size_t>(slot) >= slot_track_.size() || slot_track_[slot] < 0) return nullptr;
+    return &pool_[slot_track_[slot]];
+  }
+  auto it = by_name_.find(Sv(name));
+  return it == by_name_.end() ? nullptr : &it->second;
+}
+
 void SummaryBuilder::OnJob(const JobRecord& r) {
-  auto jt = jobs_.find(Sv(r.job_name));
-  if (jt == jobs_.end()) jt = jobs_.emplace(std::string(r.job_name), Track{}).first;
-  Track& t = jt->second;
-  // The job's share, looked up by name once per job (the track keeps it).
-  if (t.acc == nullptr || t.acc_name != r.share_name) {
+  // A finished job's track is no longer needed (and a later job of the same
+  // name starts afresh); only jobs in flight are held.
+  if (r.job_slot >= 0) {
+    const size_t slot = static_cast<size_t>(r.job_slot);
+    if (slot >= slot_track_.size()) slot_track_.resize(std::max(slot + 1, 2 * slot_track_.size()), -1);
+    int32_t& k = slot_track_[slot];
+    if (k < 0) {
+      if (free_tracks_.empty()) {
+        k = static_cast<int32_t>(pool_.size());
+        pool_.emplace_back();
+      } else {
+        k = free_tracks_.back();
+        free_tracks_.pop_back();
+      }
+    }
+    Track& t = pool_[k];
+    Apply(t, r);
+    if (t.terminal) {
+      t = Track{};
+      free_tracks_.push_back(k);
+      k = -1;
+    }
+  } else {
+    auto jt = by_name_.find(Sv(r.job_name));
+    if (jt == by_name_.end()) jt = by_name_.emplace(std::string(r.job_name), Track{}).first;
+    Apply(jt->second, r);
+    if (jt->second.terminal) by_name_.erase(jt);
+  }
+}
+
+void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
+  // The job's share, looked up by name once per job (the track keeps it; a
+  // job's share never changes, but two jobs of one name in a log may differ).
+  if (t.acc == nullptr || (r.job_slot < 0 && t.acc_name != r.share_name)) {
     auto st = shares_.find(r.share_name);
     if (st == shares_.end()) st = shares_.emplace(std::string(r.share_name), ShareAcc{}).first;
     t.acc = &st->second;
     t.acc_name = st->first;
+    t.unit = nullptr;
+    t.usage = nullptr;
   }
   ShareAcc& sh = *t.acc;
   switch (r.status) {
@@ -119,11 +159,11 @@ void SummaryBuilder::OnJob(const JobRecord& r) {
       }
       t.dispatched = true;
       t.attempt_start = r.time;
-      if (t.unit != r.capacity_unit) {
-        t.unit = std::string(r.capacity_unit);
-        t.usage = nullptr;
+      if (t.unit == nullptr || *t.unit != r.capacity_unit) {
+        auto ut = sh.s.instance_ms.try_emplace(std::string(r.capacity_unit)).first;
+        t.unit = &ut->first;
+        t.usage = &ut->second;
       }
-      if (t.usage == nullptr) t.usage = &sh.s.instance_ms[t.unit];
       t.borrowed = 0;
       for (const BorrowedPart& b : r.borrowed) t.borrowed += b.quantity;
       t.own = r.quantity - t.borrowed;
@@ -150,14 +190,11 @@ void SummaryBuilder::OnJob(const JobRecord& r) {
   }
   if (r.preemption == PreemptionType::kCrossShare) {
     ++sh.s.preempted_cross;
-    auto it = jobs_.find(Sv(r.preempted_for));
-    if (it != jobs_.end() && it->second.reclaim_start < 0) it->second.reclaim_start = r.time;
+    Track* b = FindTrack(r.preempted_for_slot, r.preempted_for);
+    if (b != nullptr && b->reclaim_start < 0) b->reclaim_start = r.time;
   } else if (r.preemption == PreemptionType::kInShare) {
     ++sh.s.preempted_in;
   }
-  // A finished job's track is no longer needed (and a later job of the same
-  // name starts afresh); only jobs in flight are held.
-  if (t.terminal) jobs_.erase(jt);
 }
 
 void SummaryBuilder::OnRejected(const RejectedRecord&) { ++rejected_; }
@@ -171,10 +208,14 @@ void SummaryBuilder::OnCapacity(const CapacityRecord& r) {
 void SummaryBuilder::OnEnd(SimTime end_time) {
   end_time_ = end_time;
   ended_ = true;
-  for (auto& [name, t] : jobs_) {
+  auto close = [&](Track& t) {
     if (!t.terminal) ++t.acc->s.unfinished;
     CloseAttempt(t, end_time);
+  };
+  for (int32_t k : slot_track_) {
+    if (k >= 0) close(pool_[k]);
   }
+  for (auto& [name, t] : by_name_) close(t);
   for (auto& [unit, c] : capacity_) {
     capacity_ms_[unit] += c.first * (end_time - c.second);
     c.second = end_time;

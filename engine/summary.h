@@ -81,12 +81,12 @@ class SummaryBuilder : public LogSink {
     ShareAcc* acc = nullptr;                          // std::map nodes are stable
     std::string_view acc_name;                        // its key in shares_
     std::pair<int64_t, int64_t>* usage = nullptr;     // instance_ms slot of the attempt
+    const std::string* unit = nullptr;                // its key in instance_ms
     SimTime first_runnable = -1;
     bool scheduled_once = false;
     bool dispatched = false;
     SimTime attempt_start = 0;
     SimTime running_since = -1;
-    std::string unit;
     int64_t own = 0, borrowed = 0;
     SimTime reclaim_start = -1;
     bool terminal = false;
@@ -96,8 +96,17 @@ class SummaryBuilder : public LogSink {
     std::vector<SimTime> waits, reclaims;
   };
   void CloseAttempt(Track& t, SimTime now);
+  void Apply(Track& t, const JobRecord& r);
+  Track* FindTrack(int32_t slot, std::string_view name);
 
-  absl::flat_hash_map<std::string, Track> jobs_;
+  // Jobs in flight. Records that carry the engine's job_slot index a dense
+  // slot -> track table (4 bytes per job; no name hashing on the engine's
+  // thread) into a pool of tracks reused through a free list; records read
+  // back from a log (no slot) are keyed by name.
+  std::vector<int32_t> slot_track_;  // -1: none
+  std::vector<Track> pool_;
+  std::vector<int32_t> free_tracks_;
+  absl::flat_hash_map<std::string, Track> by_name_;
   std::map<std::string, ShareAcc, std::less<>> shares_;
   std::map<std::string, std::pair<int64_t, SimTime>> capacity_;  // unit -> (current, since)
   std::map<std::string, int64_t> capacity_ms_;                    // unit -> integral so far

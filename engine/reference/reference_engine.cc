@@ -440,6 +440,7 @@ class Engine {
     JobRecord r;
     r.time = now_;
     r.job_name = j.name;
+    r.job_slot = static_cast<int32_t>(&j - jobs_.data());
     r.share_name = shares_[static_cast<size_t>(j.share)].name;
     return r;
   }
@@ -1324,6 +1325,7 @@ void Engine::Preempt(const std::vector<int>& victims, int ji, PreemptionType typ
     JobRecord rec = BaseRecord(vj);
     rec.preemption = type;
     rec.preempted_for = jobs_[static_cast<size_t>(ji)].name;
+    rec.preempted_for_slot = static_cast<int32_t>(ji);
     Commit(vj, vj.status, in_progress, rec);
     Schedule(now_ + sc_.knobs.preemption_drain,
              InternalEvent{EventKind::kDrainEnd, v, vj.epoch, 0});
