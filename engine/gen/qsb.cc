@@ -1,12 +1,16 @@
 #include "engine/gen/qsb.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "engine/scenario_json.h"
 #include "engine/util/strings.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/partitioner.h"
 
 namespace qs::gen {
 namespace {
@@ -309,8 +313,10 @@ Request GetRequest(Reader& rd) {
 
 }  // namespace
 
-std::string EncodeQsb(const Scenario& s) {
-  Writer w;
+namespace {
+
+// Everything before the events, shared by both versions.
+void PutHead(Writer& w, const Scenario& s) {
   w.S(s.source);
   w.S(s.scheduling_policy.name);
   w.B(s.scheduling_policy.has_quota_share_policy);
@@ -341,40 +347,19 @@ std::string EncodeQsb(const Scenario& s) {
   if (k.horizon) w.I(*k.horizon);
   w.I(s.submit_count);
   w.U(s.events.size());
-  for (const ScenarioEvent& ev : s.events) {
-    w.I(ev.time);
-    // Paths are "quotaShares[i]" or "events[i]": store the kind and index.
-    const bool share = ev.path.rfind("quotaShares[", 0) == 0;
-    const size_t open = ev.path.find('[');
-    w.B(!share);
-    w.U(open == std::string::npos ? 0 : std::strtoull(ev.path.c_str() + open + 1, nullptr, 10));
-    PutRequest(w, ev.request);
-  }
-  std::string out(kMagic, 4);
-  auto put32 = [&](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
-  auto put64 = [&](uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); };
-  put32(kQsbVersion);
-  put64(w.out.size());
-  put64(Fnv1a(w.out));
-  out += w.out;
-  return out;
 }
 
-absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source) {
-  auto err = [&](const std::string& m) { return absl::InvalidArgumentError(absl::StrCat(Sv(source), ": ", m)); };
-  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, 4) != 0) {
-    return err("not a .qsb file (bad magic)");
-  }
-  uint32_t version;
-  uint64_t size, sum;
-  std::memcpy(&version, bytes.data() + 4, 4);
-  std::memcpy(&size, bytes.data() + 8, 8);
-  std::memcpy(&sum, bytes.data() + 16, 8);
-  if (version != kQsbVersion) return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1)"));
-  if (size != bytes.size() - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
-  const std::string_view payload = bytes.substr(kHeaderBytes);
-  if (Fnv1a(payload) != sum) return err("checksum mismatch (corrupted file)");
-  Reader rd(payload, kHeaderBytes);
+void PutEvent(Writer& w, const ScenarioEvent& ev) {
+  w.I(ev.time);
+  // Paths are "quotaShares[i]" or "events[i]": store the kind and index.
+  const bool share = ev.path.rfind("quotaShares[", 0) == 0;
+  const size_t open = ev.path.find('[');
+  w.B(!share);
+  w.U(open == std::string::npos ? 0 : std::strtoull(ev.path.c_str() + open + 1, nullptr, 10));
+  PutRequest(w, ev.request);
+}
+
+Scenario GetHead(Reader& rd, std::string_view source) {
   Scenario s;
   s.source = rd.S();
   s.source = std::string(source);
@@ -408,6 +393,40 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   k.unassigned_capacity = rd.E8<UnassignedCapacity>(2, "unassignedCapacity");
   if (rd.B()) k.horizon = rd.Time("horizonSeconds");
   s.submit_count = rd.I();
+  return s;
+}
+
+ScenarioEvent GetEvent(Reader& rd) {
+  ScenarioEvent ev;
+  ev.time = rd.Time("time");
+  const bool is_event = rd.B();
+  const uint64_t idx = rd.U();
+  ev.path = absl::StrCat(is_event ? "events[" : "quotaShares[", idx, "]");
+  ev.request = GetRequest(rd);
+  return ev;
+}
+
+std::string Frame(uint32_t version, std::string_view payload, uint64_t sum) {
+  std::string out(kMagic, 4);
+  auto put32 = [&](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  auto put64 = [&](uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); };
+  put32(version);
+  put64(payload.size());
+  put64(sum);
+  out += payload;
+  return out;
+}
+
+uint64_t Get64(std::string_view b, size_t at) {
+  uint64_t v;
+  std::memcpy(&v, b.data() + at, 8);
+  return v;
+}
+
+absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view source,
+                                  const std::function<absl::Status(const std::string&)>& err) {
+  Reader rd(payload, kHeaderBytes);
+  Scenario s = GetHead(rd, source);
   const uint64_t nevents = rd.U();
   // Every event takes at least 4 bytes: a count beyond that is corrupt.
   if (nevents > rd.left() / 4 + 1) rd.Fail("event count larger than the file can hold");
@@ -415,12 +434,7 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   SimTime last = 0;
   int64_t submits = 0;
   for (uint64_t i = 0; i < nevents && rd.ok(); ++i) {
-    ScenarioEvent ev;
-    ev.time = rd.Time("time");
-    const bool is_event = rd.B();
-    const uint64_t idx = rd.U();
-    ev.path = absl::StrCat(is_event ? "events[" : "quotaShares[", idx, "]");
-    ev.request = GetRequest(rd);
+    ScenarioEvent ev = GetEvent(rd);
     if (ev.time < last) rd.Fail("events are not sorted by time");
     last = ev.time;
     if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ++submits;
@@ -430,6 +444,148 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   if (rd.ok() && submits != s.submit_count) rd.Fail("submit count does not match the events");
   if (!rd.ok()) return err(rd.error());
   return s;
+}
+
+absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, std::string_view source,
+                                  const std::function<absl::Status(const std::string&)>& err) {
+  if (payload.size() < 8) return err("payload shorter than its head length (truncated?)");
+  const uint64_t head_bytes = Get64(payload, 0);
+  if (head_bytes > payload.size() - 8) return err("head length beyond the end (truncated?)");
+  const std::string_view head = payload.substr(8, head_bytes);
+  if (Fnv1a(head) != head_sum) return err("checksum mismatch in the head (corrupted file)");
+  Reader rd(head, kHeaderBytes + 8);
+  Scenario s = GetHead(rd, source);
+  const uint64_t nevents = rd.U();
+  const uint64_t nblocks = rd.U();
+  const size_t blocks_at = 8 + head_bytes;
+  const std::string_view body = payload.substr(blocks_at);
+  if (nblocks > body.size() / 4 + 1) rd.Fail("block count larger than the file can hold");
+  struct Block {
+    uint64_t count = 0, offset = 0, bytes = 0, sum = 0;  // offset into body
+    uint64_t first = 0;                                  // index of its first event
+    std::string error;
+    int64_t submits = 0;
+    SimTime first_time = 0, last_time = 0;
+  };
+  std::vector<Block> blocks;
+  uint64_t total = 0, offset = 0;
+  for (uint64_t b = 0; b < nblocks && rd.ok(); ++b) {
+    Block k;
+    k.count = rd.U();
+    k.bytes = rd.U();
+    k.sum = rd.U();
+    k.first = total;
+    k.offset = offset;
+    // Every event takes at least 4 bytes.
+    if (k.bytes > body.size() - offset) rd.Fail(absl::StrCat("event block ", b, " extends beyond the end (truncated?)"));
+    else if (k.count > k.bytes / 4 + 1) rd.Fail(absl::StrCat("event block ", b, " counts more events than it can hold"));
+    total += k.count;
+    offset += k.bytes;
+    blocks.push_back(std::move(k));
+  }
+  if (rd.ok() && !rd.done()) rd.Fail("trailing bytes after the block table");
+  if (rd.ok() && total != nevents) rd.Fail("event count does not match the event blocks");
+  if (rd.ok() && offset != body.size()) rd.Fail("trailing bytes after the last event block");
+  if (!rd.ok()) return err(rd.error());
+  // The blocks decode independently, in parallel, each into its own slice
+  // of the events; errors are reported for the first bad block, so the
+  // result (and the message) never depends on the thread count.
+  s.events.resize(nevents);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks.size(), 1), [&](const tbb::blocked_range<size_t>& range) {
+    for (size_t b = range.begin(); b != range.end(); ++b) {
+      Block& k = blocks[b];
+      const std::string_view bytes = body.substr(k.offset, k.bytes);
+      if (Fnv1a(bytes) != k.sum) {
+        k.error = absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
+        continue;
+      }
+      Reader br(bytes, kHeaderBytes + blocks_at + k.offset);
+      SimTime last = 0;
+      for (uint64_t i = 0; i < k.count && br.ok(); ++i) {
+        ScenarioEvent& ev = s.events[k.first + i];
+        ev = GetEvent(br);
+        if (i == 0) k.first_time = ev.time;
+        else if (ev.time < last) br.Fail("events are not sorted by time");
+        last = ev.time;
+        if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ++k.submits;
+      }
+      k.last_time = last;
+      if (br.ok() && !br.done()) br.Fail(absl::StrCat("trailing bytes in event block ", b));
+      if (!br.ok()) k.error = br.error();
+    }
+  }, tbb::simple_partitioner());
+  int64_t submits = 0;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (!blocks[b].error.empty()) return err(blocks[b].error);
+    if (b > 0 && blocks[b].count > 0 && blocks[b - 1].count > 0 && blocks[b].first_time < blocks[b - 1].last_time) {
+      return err(absl::StrCat("events are not sorted by time (event block ", b, ")"));
+    }
+    submits += blocks[b].submits;
+  }
+  if (submits != s.submit_count) return err("submit count does not match the events");
+  return s;
+}
+
+}  // namespace
+
+std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) {
+  Writer head;
+  PutHead(head, s);
+  if (version == 1) {
+    for (const ScenarioEvent& ev : s.events) PutEvent(head, ev);
+    return Frame(1, head.out, Fnv1a(head.out));
+  }
+  // Version 2: events in blocks of block_events, encoded in parallel.
+  block_events = std::max<size_t>(1, block_events);
+  const size_t nblocks = (s.events.size() + block_events - 1) / block_events;
+  std::vector<std::string> blocks(nblocks);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, nblocks, 1), [&](const tbb::blocked_range<size_t>& range) {
+    for (size_t b = range.begin(); b != range.end(); ++b) {
+      Writer w;
+      const size_t end = std::min(s.events.size(), (b + 1) * block_events);
+      for (size_t i = b * block_events; i < end; ++i) PutEvent(w, s.events[i]);
+      blocks[b] = std::move(w.out);
+    }
+  }, tbb::simple_partitioner());
+  head.U(nblocks);
+  size_t total = 0;
+  for (size_t b = 0; b < nblocks; ++b) {
+    const size_t end = std::min(s.events.size(), (b + 1) * block_events);
+    head.U(end - b * block_events);
+    head.U(blocks[b].size());
+    head.U(Fnv1a(blocks[b]));
+    total += blocks[b].size();
+  }
+  std::string payload;
+  payload.reserve(8 + head.out.size() + total);
+  const uint64_t head_bytes = head.out.size();
+  payload.append(reinterpret_cast<const char*>(&head_bytes), 8);
+  payload += head.out;
+  for (const std::string& b : blocks) payload += b;
+  return Frame(2, payload, Fnv1a(head.out));
+}
+
+absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source) {
+  auto err = [&](const std::string& m) -> absl::Status {
+    return absl::InvalidArgumentError(absl::StrCat(Sv(source), ": ", m));
+  };
+  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, 4) != 0) {
+    return err("not a .qsb file (bad magic)");
+  }
+  uint32_t version;
+  std::memcpy(&version, bytes.data() + 4, 4);
+  const uint64_t size = Get64(bytes, 8);
+  const uint64_t sum = Get64(bytes, 16);
+  if (version != 1 && version != 2) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 and 2)"));
+  }
+  if (size != bytes.size() - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
+  const std::string_view payload = bytes.substr(kHeaderBytes);
+  if (version == 1) {
+    if (Fnv1a(payload) != sum) return err("checksum mismatch (corrupted file)");
+    return DecodeV1(payload, source, err);
+  }
+  return DecodeV2(payload, sum, source, err);
 }
 
 absl::Status WriteQsbFile(const Scenario& s, const std::string& path) {
@@ -442,11 +598,15 @@ absl::Status WriteQsbFile(const Scenario& s, const std::string& path) {
 }
 
 absl::StatusOr<Scenario> ReadQsbFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open scenario file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return DecodeQsb(ss.str(), path);
+  const std::streamoff size = in.tellg();
+  if (size < 0) return absl::DataLossError(absl::StrCat(path, ": cannot read"));
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  in.read(bytes.data(), size);
+  if (in.gcount() != size) return absl::DataLossError(absl::StrCat(path, ": read failed"));
+  return DecodeQsb(bytes, path);
 }
 
 absl::StatusOr<Scenario> LoadAnyScenarioFile(const std::string& path) {

@@ -5,17 +5,26 @@
 // X.qsb` writes it and `quotasim run X.qsb` reads it like a .json scenario.
 // traces/README.md documents the layout:
 //
-//   "QSB1" | u32 version (1) | u64 payload bytes | u64 FNV-1a-64 of payload | payload
+//   "QSB1" | u32 version | u64 payload bytes | u64 FNV-1a-64 | payload
 //
-// The payload is a sequence of fields: unsigned integers as LEB128 varints,
-// signed ones zig-zag encoded, strings as a varint length and bytes,
-// optionals as a 0/1 byte and the value. Order: source; scheduling policy;
-// environment; job queue (with jobStateTimeLimitActions); knobs; submit
-// count; event count; then each event: time, path kind (0 quotaShares,
-// 1 events) and index, request type (the Request variant index) and the
-// request's fields in declaration order (engine/scenario.h).
+// Fields are unsigned integers as LEB128 varints, signed ones zig-zag
+// encoded, strings as a varint length and bytes, optionals as a 0/1 byte and
+// the value. The head holds: source; scheduling policy; environment; job
+// queue (with jobStateTimeLimitActions); knobs; submit count; event count.
+// Each event: time, path kind (0 quotaShares, 1 events) and index, request
+// type (the Request variant index) and the request's fields in declaration
+// order (engine/scenario.h).
 //
-// Reading checks the magic, version, size and checksum, every length against
+//  * Version 2 (written): payload = u64 head bytes | head | event blocks.
+//    The head ends with a block table (count, then per block: events, bytes,
+//    FNV-1a-64 of its bytes); the header's hash covers the head. Blocks of
+//    kQsbBlockEvents events are encoded and decoded in parallel (oneTBB),
+//    each into its own slice of the events: same bytes and same Scenario at
+//    any thread count; an error names the first bad block.
+//  * Version 1 (still read): payload = head | events, one hash over it all,
+//    decoded sequentially.
+//
+// Reading checks the magic, version, size and checksums, every length against
 // the bytes left, every enum, and the same number ranges as the JSON parser
 // (times within [0, 1e12] s, int32 API integers). Errors name the file and
 // byte offset. Writing then reading gives an equal Scenario.
@@ -33,9 +42,13 @@
 
 namespace qs::gen {
 
-inline constexpr uint32_t kQsbVersion = 1;
+inline constexpr uint32_t kQsbVersion = 2;     // written; 1 and 2 are read
+inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (version 2)
 
-std::string EncodeQsb(const Scenario& s);
+// version 1 is kept for tests of the reader's compatibility; block_events
+// (version 2) is a parameter so that tests can make many small blocks.
+std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
+                      size_t block_events = kQsbBlockEvents);
 absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source);
 
 absl::Status WriteQsbFile(const Scenario& s, const std::string& path);
