@@ -2,6 +2,7 @@
 // count, the shape of the workload, and an exact write/read round trip with
 // corruption detected.
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "engine/gen/generator.h"
@@ -40,22 +41,38 @@ TEST(GeneratorTest, WorkloadHasTheDocumentedShape) {
   int64_t shares = 0, submits = 0, updates = 0, terminates = 0, limit_changes = 0, big = 0;
   SimTime last = 0;
   std::vector<SimTime> runs;
+  std::map<std::string, std::map<std::string, int64_t>> limits;  // share -> unit -> limit
   for (const ScenarioEvent& ev : sc->events) {
     EXPECT_GE(ev.time, last);
     last = ev.time;
-    if (std::holds_alternative<CreateQuotaShareRequest>(ev.request)) ++shares;
+    if (const auto* r = std::get_if<CreateQuotaShareRequest>(&ev.request)) {
+      ++shares;
+      for (const CapacityLimit& l : *r->capacity_limits) limits[*r->quota_share_name][l.capacity_unit] = l.max_capacity;
+    }
     if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
       ++submits;
       runs.push_back(r->run_time);
       if (r->instance_count >= 8) ++big;
       EXPECT_GE(r->instance_count, 1);
       EXPECT_LE(r->instance_count, 16);
+      // A type of its share, at most a quarter of the share's limit for it.
+      const auto& mine = limits.at(*r->quota_share_name);
+      ASSERT_EQ(mine.count(r->instance_type), 1u) << *r->job_name;
+      EXPECT_LE(r->instance_count, std::max<int64_t>(1, mine.at(r->instance_type) / 4)) << *r->job_name;
     }
     if (std::holds_alternative<UpdateServiceJobRequest>(ev.request)) ++updates;
     if (std::holds_alternative<TerminateServiceJobRequest>(ev.request)) ++terminates;
     if (std::holds_alternative<UpdateQuotaShareRequest>(ev.request)) ++limit_changes;
   }
   EXPECT_EQ(shares, 20);
+  // Limits follow the Zipf-like team sizes: team-0 is 20 times team-19.
+  auto total = [&](const std::string& share) {
+    int64_t t = 0;
+    for (const auto& [unit, l] : limits.at(share)) t += l;
+    return t;
+  };
+  EXPECT_GT(total("team-0"), 5 * total("team-19"));
+  EXPECT_GT(total("team-0"), total("team-1"));
   EXPECT_EQ(submits, 50'000);
   EXPECT_EQ(limit_changes, 4);
   EXPECT_NEAR(static_cast<double>(updates) / 50'000, 0.02, 0.005);

@@ -120,15 +120,28 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
 
   // --- Configuration: environment and shares (stream 0). ---
   Rng cfg(o.seed, 0);
-  const int64_t per_share = 16;
+  // Skewed team sizes (Zipf-like 1/(s+1)), and limits sized to them as a
+  // platform team would: a share's limits add up to about 128 instances x
+  // its relative size (x 0.8, 1 or 1.2), split over its instance types, at
+  // least 16 per type. (Uniform limits against skewed demand left the
+  // biggest teams with queues that never drained.)
+  std::vector<double> share_w;
+  double sum_w = 0;
+  for (int s = 0; s < o.shares; ++s) {
+    share_w.push_back(1.0 / (s + 1));
+    sum_w += share_w.back();
+  }
+  const double per_share = 128;
   std::vector<std::vector<int64_t>> limit(static_cast<size_t>(o.shares), std::vector<int64_t>(static_cast<size_t>(o.units), 0));
   std::vector<std::vector<int>> share_units(static_cast<size_t>(o.shares));
   for (int s = 0; s < o.shares; ++s) {
     for (int u = 0; u < o.units; ++u) {
-      if (u == s % o.units || cfg.Below(100) < 50) {
-        limit[s][u] = per_share * (1 + cfg.Below(3));  // 16, 32 or 48
-        share_units[s].push_back(u);
-      }
+      if (u == s % o.units || cfg.Below(100) < 50) share_units[s].push_back(u);
+    }
+    const double size = share_w[s] * o.shares / sum_w;
+    const double total = per_share * size * static_cast<double>(4 + cfg.Below(3)) / 5;
+    for (int u : share_units[s]) {
+      limit[s][u] = std::max<int64_t>(16, std::llround(total / static_cast<double>(share_units[s].size())));
     }
   }
   for (int u = 0; u < o.units; ++u) {
@@ -162,9 +175,6 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
     ev.request = std::move(r);
     sc.events.push_back(std::move(ev));
   }
-  // Skewed team sizes (Zipf-like 1/(s+1)) and instance-type popularity.
-  std::vector<double> share_w;
-  for (int s = 0; s < o.shares; ++s) share_w.push_back(1.0 / (s + 1));
   const std::vector<double> share_cum = Cumulative(share_w);
   std::vector<double> count_w(std::begin(kInstanceWeights), std::end(kInstanceWeights));
   const std::vector<double> count_cum = Cumulative(count_w);
@@ -178,6 +188,13 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
   for (size_t i = 0; i < count_w.size(); ++i) mean_count += static_cast<double>(kInstanceCounts[i]) * count_w[i] / 100.0;
   const double rate = o.load * capacity / (mean_count * mean_run);  // jobs per second
 
+  // A share's jobs use its instance types in proportion to its limits.
+  std::vector<std::vector<double>> unit_cum;
+  for (int s = 0; s < o.shares; ++s) {
+    std::vector<double> w;
+    for (int u : share_units[s]) w.push_back(static_cast<double>(limit[s][u]));
+    unit_cum.push_back(Cumulative(w));
+  }
   // --- Jobs, in parallel blocks (stream 1 + block). ---
   const int64_t n = o.jobs;
   const int64_t nblocks = (n + kBlockJobs - 1) / kBlockJobs;
@@ -195,9 +212,9 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
         j.op_time = t;
         j.share = rng.Weighted(share_cum);
         const std::vector<int>& units = share_units[static_cast<size_t>(j.share)];
-        j.unit = units[static_cast<size_t>(rng.Below(static_cast<int64_t>(units.size())))];
+        j.unit = units[static_cast<size_t>(rng.Weighted(unit_cum[static_cast<size_t>(j.share)]))];
         j.count = kInstanceCounts[rng.Weighted(count_cum)];
-        j.count = std::min(j.count, limit[j.share][j.unit]);
+        j.count = std::min(j.count, std::max<int64_t>(1, limit[j.share][j.unit] / 4));
         const double run = std::min(o.max_run_seconds, o.median_run_seconds * std::exp(sigma * rng.Normal()));
         j.run = Ms(std::max(1.0, run));
         j.priority = static_cast<int>(std::min<int64_t>(9, rng.Below(4) + rng.Below(4) + rng.Below(3)));

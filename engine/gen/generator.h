@@ -9,9 +9,14 @@
 //    gaps shrink tenfold);
 //  * run times: lognormal, median `median_run_seconds` (Philly-like 15 min),
 //    sigma 1.6, capped at `max_run_seconds` (a long tail to days);
-//  * instance counts 1, 2, 4, 8, 16 with weights 60/15/12/9/4 %;
-//  * priorities 0-9, shares and instance types skewed (a few teams and
-//    types dominate, as in real clusters);
+//  * instance counts 1, 2, 4, 8, 16 with weights 60/15/12/9/4 %, capped at
+//    a quarter of the share's limit for the type;
+//  * priorities 0-9; team sizes skewed Zipf-like (share s gets weight
+//    1/(s+1): a few teams dominate, as in real clusters), and limits sized
+//    to them: a share's limits add up to ~128 instances x its relative size
+//    (x 0.8, 1 or 1.2), split over its 1-5 instance types (at least 16
+//    each); its jobs use its types in proportion to those limits. The
+//    environment holds 90-110% of the limits of each type;
 //  * priority updates, terminations and quota-limit changes sprinkled in.
 //
 // Determinism: jobs are generated in blocks of kBlockJobs, each from its own
