@@ -341,6 +341,7 @@ void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {
   }
   if (r.in_share_preemption) sh.in_share = *r.in_share_preemption;
   if (r.state) sh.state = *r.state;
+  sh.ratio_stale = true;
   SumLimits();
   ResetAllowances();
 }
@@ -580,9 +581,7 @@ int64_t Engine::BorrowCap(const Share& sh, int32_t u) const {
 
 int64_t Engine::Idle(int32_t t, int32_t u, int64_t extra) const {
   if (t == UnassignedLender()) {
-    int64_t assigned = 0;
-    for (const Share& sh : shares_) assigned += sh.limit[u];
-    return std::max<int64_t>(0, se_[u] - assigned - unassigned_lent_[u] + extra);
+    return std::max<int64_t>(0, se_[u] - assigned_limits_[u] - unassigned_lent_[u] + extra);
   }
   const Share& sh = shares_[t];
   if (sh.strategy == Strategy::kReserve && !QsMutant(2)) return 0;
@@ -747,19 +746,25 @@ void Engine::ComputeOrder() {
   // integer only (no name compares, no B-tree lookups).
   order_keys_.resize(static_cast<size_t>(ns));
   for (int32_t s = 0; s < ns; ++s) {
-    const Share& sh = shares_[s];
-    OrderKey& k = order_keys_[s];
-    k.num = 0;
-    k.den = 1;
-    for (int32_t u = 0; u < NumUnits(); ++u) {
-      const int64_t use = sh.own[u] + sh.borrowed[u];
-      if (sh.limit[u] == 0) {
-        if (use > 0) k.num = 1, k.den = 0;
-        if (k.den == 0) break;
-        continue;
+    Share& sh = shares_[s];
+    if (sh.ratio_stale) {
+      sh.ratio_stale = false;
+      int64_t num = 0, den = 1;
+      for (int32_t u = 0; u < NumUnits(); ++u) {
+        const int64_t use = sh.own[u] + sh.borrowed[u];
+        if (sh.limit[u] == 0) {
+          if (use > 0) num = 1, den = 0;
+          if (den == 0) break;
+          continue;
+        }
+        if (use * den > num * sh.limit[u]) num = use, den = sh.limit[u];
       }
-      if (use * k.den > k.num * sh.limit[u]) k.num = use, k.den = sh.limit[u];
+      sh.ratio_num = num;
+      sh.ratio_den = den;
     }
+    OrderKey& k = order_keys_[s];
+    k.num = sh.ratio_num;
+    k.den = sh.ratio_den;
     const int32_t h = Head(s);
     k.head = h == kNone ? std::numeric_limits<int32_t>::max() : h;  // shares with a head first
     k.name_rank = sh.name_rank;

@@ -151,6 +151,11 @@ class Engine {
     std::vector<absl::btree_set<VictimKey>> dispatched;  // per unit, not draining
     int32_t res_job = -1;  // job holding a reservation, if any
     int32_t name_rank = 0;  // rank of the name among all shares
+    // max_u (own + borrowed) / limit as (num, den), den 0 = infinite; kept
+    // for ComputeOrder() and recomputed only when `ratio_stale` (Touch(),
+    // limit changes).
+    int64_t ratio_num = 0, ratio_den = 1;
+    bool ratio_stale = true;
   };
   struct OrderKey {  // ComputeOrder()'s sort key of a share
     int64_t num, den;  // max_u use/limit; den 0 = infinite
@@ -244,6 +249,7 @@ class Engine {
 
   // Marks (share, unit) for the next CheckLimits().
   void Touch(int32_t s, int32_t u) {
+    shares_[s].ratio_stale = true;
     const int32_t key = s * NumUnits() + u;  // touched_flag_ is sized by CreateShare
     if (!touched_flag_[key]) {
       touched_flag_[key] = 1;
