@@ -7,7 +7,7 @@
 //    incremental accounting; optional CheckInvariants() after every event.
 //  * RunReferenceEngine (reference/reference_engine.cc): a deliberately
 //    simple, slow implementation of the same rules (docs/semantics.md) by
-//    linear scans over all jobs. It exists to be obviously right; tests and
+//    linear scans over all unfinished jobs. It exists to be obviously right; tests and
 //    fuzzers demand byte-identical logs from both.
 //
 // Example:

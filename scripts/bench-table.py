@@ -65,7 +65,9 @@ def main(src, readme, trace_src=None):
             lines.append(f"- {label}: **{rows[b]['real_time'] / rows[a]['real_time']:.2f}x**")
 
     lines += ["", "Ratios within this run:"]
-    ratio("BM_FastEngine/jobs:1000", "BM_ReferenceEngine/jobs:1000/iterations:1", "fast engine vs reference, 1e3 jobs")
+    for jobs, label in ((1000, "1e3"), (10000, "1e4"), (100000, "1e5")):
+        ratio(f"BM_FastEngine/jobs:{jobs}", f"BM_ReferenceEngine/jobs:{jobs}/iterations:1",
+              f"fast engine vs reference, {label} jobs (load 0.5)")
     ratio("BM_Sweep8/threads:2/real_time", "BM_Sweep8/threads:1/real_time", "sweep of 8 variants, 2 threads vs 1")
     base = "BM_WithoutEventLog/jobs:100000/iterations:3/real_time"
     for name, how in (("BM_WithEventLog/jobs:100000/iterations:3/real_time", "formatted and written on the engine thread"),

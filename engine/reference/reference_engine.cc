@@ -6,7 +6,9 @@
 // parts and reservations, and a queue of pending internal events) and
 // recomputes every derived quantity (Own, Lent, Use, H, Free, Idle, heads,
 // visiting orders) from scratch by linear scans each time it is needed. No
-// incremental counters exist that could drift.
+// incremental counters exist that could drift. The scans skip finished jobs
+// (a list of the others, pruned once per pass), so a run costs events x jobs
+// in flight rather than events x all jobs ever submitted.
 //
 // The code follows docs/semantics.md section by section; comments cite the
 // section (§) they implement. Where the page is silent, or its letter
@@ -212,21 +214,24 @@ class Engine {
   }
   int64_t Own(int s, const std::string& u) const {
     int64_t sum = 0;
-    for (const Job& j : jobs_) {
+    for (int i : live_) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
       if (IsDispatched(j.status) && j.share == s && j.unit == u) sum += j.own;
     }
     return sum;
   }
   int64_t Borrowed(int s, const std::string& u) const {
     int64_t sum = 0;
-    for (const Job& j : jobs_) {
+    for (int i : live_) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
       if (IsDispatched(j.status) && j.share == s && j.unit == u) sum += BorrowedOf(j);
     }
     return sum;
   }
   int64_t Lent(std::string_view lender, const std::string& u) const {
     int64_t sum = 0;
-    for (const Job& j : jobs_) {
+    for (int i : live_) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
       if (IsDispatched(j.status) && j.unit == u) sum += DrawnFrom(j, lender);
     }
     return sum;
@@ -237,14 +242,16 @@ class Engine {
   }
   int64_t TotalUse(const std::string& u) const {
     int64_t sum = 0;
-    for (const Job& j : jobs_) {
+    for (int i : live_) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
       if (IsDispatched(j.status) && j.unit == u) sum += j.own + BorrowedOf(j);
     }
     return sum;
   }
   int64_t TotalHold(const std::string& u) const {
     int64_t sum = 0;
-    for (const Job& j : jobs_) {
+    for (int i : live_) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
       if (j.has_reservation && j.unit == u) sum += j.hold;
     }
     return sum;
@@ -336,8 +343,8 @@ class Engine {
   }
   int Head(int s) const {
     int best = kNone;
-    for (size_t i = 0; i < jobs_.size(); ++i) {
-      const Job& j = jobs_[i];
+    for (int i : live_) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
       if (j.share != s || j.status != JobStatus::kRunnable) continue;
       if (best == kNone || QueueBefore(static_cast<int>(i), best)) best = static_cast<int>(i);
     }
@@ -345,8 +352,8 @@ class Engine {
   }
   std::vector<int> Queue(int s) const {
     std::vector<int> q;
-    for (size_t i = 0; i < jobs_.size(); ++i) {
-      const Job& j = jobs_[i];
+    for (int i : live_) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
       if ((s == kNone || j.share == s) && j.status == JobStatus::kRunnable) {
         q.push_back(static_cast<int>(i));
       }
@@ -356,7 +363,8 @@ class Engine {
   }
   int VictimsDrainingFor(int j) const {
     int n = 0;
-    for (const Job& v : jobs_) {
+    for (int i : live_) {
+      const Job& v = jobs_[static_cast<size_t>(i)];
       if (v.draining && v.drain_for == j) ++n;
     }
     return n;
@@ -369,7 +377,8 @@ class Engine {
   Ratio UseRatio(int s) const {
     std::set<std::string> units;
     for (const auto& [u, c] : shares_[static_cast<size_t>(s)].limits) units.insert(u);
-    for (const Job& j : jobs_) {
+    for (int i : live_) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
       if (j.share == s && IsDispatched(j.status)) units.insert(j.unit);
     }
     Ratio r;
@@ -506,7 +515,8 @@ class Engine {
     if (j.has_reservation) dropped_in_round_ = true;
     j.has_reservation = false;
     j.hold = 0;
-    for (Job& v : jobs_) {
+    for (int i : live_) {
+      Job& v = jobs_[static_cast<size_t>(i)];
       if (v.draining && v.drain_for == ji) v.drain_for = kNone;
     }
   }
@@ -568,6 +578,11 @@ class Engine {
   bool env_enabled_ = true;
   std::vector<Share> shares_;  // creation (declaration) order
   std::vector<Job> jobs_;      // submission order
+  // Indices of the jobs a scan may still need, in submission order: all but
+  // the finished ones (terminal, no reservation, not draining), which no
+  // derived quantity counts. Pruned at the start of every pass; scans skip
+  // the finished jobs still listed by their predicates, as before.
+  std::vector<int> live_;
   std::map<std::pair<SimTime, int64_t>, InternalEvent> queue_;
   int64_t next_seq_ = 0;
   std::optional<SimTime> pending_tick_;
@@ -625,7 +640,7 @@ RunStats Engine::Run() {
     // the same, but a job that can never start no longer ticks forever.
     if (interval > 0 && !passed) {
       bool any_runnable = false;
-      for (const Job& j : jobs_) any_runnable = any_runnable || j.status == JobStatus::kRunnable;
+      for (int i : live_) any_runnable = any_runnable || jobs_[static_cast<size_t>(i)].status == JobStatus::kRunnable;
       if (any_runnable && !(pending_tick_ && *pending_tick_ > now_)) {
         SimTime tick = (now_ / interval + 1) * interval;
         pending_tick_ = tick;
@@ -779,6 +794,7 @@ void Engine::OnSubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r)
   jobs_.push_back(std::move(j));
   ++stats_.jobs_submitted;
   int ji = static_cast<int>(jobs_.size() - 1);
+  live_.push_back(ji);
   Job& job = jobs_.back();
   SetStatus(job, JobStatus::kSubmitted, "");
   Schedule(now_ + sc_.knobs.submit_latency,
@@ -934,13 +950,17 @@ void Engine::OnSnapshot(const ScenarioEvent& ev, const GetJobQueueSnapshotReques
 // ==================================================================== pass
 void Engine::Pass() {
   ++stats_.passes;
+  std::erase_if(live_, [this](int i) {
+    const Job& j = jobs_[static_cast<size_t>(i)];
+    return IsTerminal(j.status) && !j.has_reservation && !j.draining;
+  });
   // A DISABLED service environment dispatches nothing and preempts nothing
   // (§3): its passes look at nothing (no never-fit reasons, no rounds).
   if (!env_enabled_) return;
   // Start of pass: drop reservations of jobs no longer RUNNABLE or no longer
   // the head of their share.
-  for (size_t i = 0; i < jobs_.size(); ++i) {
-    const Job& j = jobs_[i];
+  for (int i : live_) {
+    const Job& j = jobs_[static_cast<size_t>(i)];
     if (!j.has_reservation) continue;
     if (j.status != JobStatus::kRunnable || Head(j.share) != static_cast<int>(i)) {
       DropReservation(static_cast<int>(i));
@@ -1177,8 +1197,8 @@ bool Engine::Phase3(const std::vector<int>& order, std::vector<bool>& blocked) {
     const std::string& u = j.unit;
     const int64_t n = j.count;
     std::vector<int> candidates;
-    for (size_t i = 0; i < jobs_.size(); ++i) {
-      const Job& v = jobs_[i];
+    for (int i : live_) {
+      const Job& v = jobs_[static_cast<size_t>(i)];
       if (v.share == s && IsDispatched(v.status) && !v.draining && v.unit == u &&
           v.priority < j.priority) {
         candidates.push_back(static_cast<int>(i));
@@ -1279,8 +1299,8 @@ bool Engine::TryCrossShareReclaim(int ji) {
   const std::string& u = j.unit;
   const std::string& name = shares_[static_cast<size_t>(s)].name;
   std::vector<int> group_a, group_b;
-  for (size_t i = 0; i < jobs_.size(); ++i) {
-    const Job& v = jobs_[i];
+  for (int i : live_) {
+    const Job& v = jobs_[static_cast<size_t>(i)];
     if (v.share == s || !IsDispatched(v.status) || v.draining || v.unit != u) continue;
     if (DrawnFrom(v, name) > 0) {
       group_a.push_back(static_cast<int>(i));
