@@ -959,12 +959,16 @@ std::string_view Engine::LenderName(int32_t t) const {
 
 // --- Victim selection -------------------------------------------------------
 
-template <typename Fits>
-std::vector<int32_t> Engine::ChooseVictims(const std::vector<int32_t>& candidates, Gains& g,
-                                           const Fits& fits) {
+// `next()` yields the candidates in victim order, kNone at the end. They are
+// drawn only until the head fits, so a preemption looks at the victims it
+// takes, not at every dispatched job (the walk is complete only when even all
+// candidates are not enough). `seen`, if given, receives every drawn one.
+template <typename Next, typename Fits>
+std::vector<int32_t> Engine::ChooseVictims(Next&& next, Gains& g, const Fits& fits,
+                                           std::vector<int32_t>* seen) {
   std::vector<int32_t> marked;
   bool ok = false;
-  for (int32_t v : candidates) {
+  for (int32_t v = next(); v != kNone; v = next()) {
     AddGain(g, v, +1);
     marked.push_back(v);
     if (fits(g)) {
@@ -972,6 +976,7 @@ std::vector<int32_t> Engine::ChooseVictims(const std::vector<int32_t>& candidate
       break;
     }
   }
+  if (seen != nullptr) *seen = marked;
   if (!ok) return {};
   for (int64_t i = static_cast<int64_t>(marked.size()) - 2; i >= 0 && !QsMutant(4); --i) {
     AddGain(g, marked[static_cast<size_t>(i)], -1);
@@ -993,45 +998,79 @@ void Engine::AddGain(Gains& g, int32_t v, int64_t sign) {
 }
 
 bool Engine::TryReclaim(int32_t s, int32_t id) {
+  std::vector<int32_t> victims = CrossShareVictims(s, id);
+  if (victims.empty()) return false;
+  const Job& j = jobs_[id];
+  if (opt_.check_invariants && Headroom(s, j.unit) >= j.n && FreeFor(id) >= j.n) {
+    Violation(absl::StrCat("invariant 6: cross-share preemption for ", *j.req->job_name,
+                           " although it fits without"));
+  }
+  StartPreemption(id, victims, PreemptionType::kCrossShare);
+  return true;
+}
+
+std::vector<int32_t> Engine::CrossShareVictims(int32_t s, int32_t id) {
   const Job& j = jobs_[id];
   const int32_t u = j.unit;
   const int64_t h = Headroom(s, u);
   const int64_t free = FreeFor(id);
   Gains g(static_cast<size_t>(NumShares()) + 1);
   auto fits = [&](const Gains& x) { return h + x.from[static_cast<size_t>(s)] >= j.n && free + x.n >= j.n; };
-  // Group A: jobs of other shares holding u borrowed from s.
-  std::vector<int32_t> cand;
-  for (const VictimKey& k : lender_sets_[s][u]) cand.push_back(k.id);
-  std::vector<int32_t> victims = ChooseVictims(cand, g, fits);
+  // Group A: jobs of other shares holding u borrowed from s, in victim order.
+  const absl::btree_set<VictimKey>& group_a = lender_sets_[s][u];
+  auto a_it = group_a.begin();
+  std::vector<int32_t> a_all;  // all of group A, when it is not enough
+  std::vector<int32_t> victims = ChooseVictims(
+      [&] { return a_it == group_a.end() ? kNone : (a_it++)->id; }, g, fits, &a_all);
   if (victims.empty()) {
-    // Walk A then B: rebuild as one list so fill-back sees both groups.
-    std::vector<VictimKey> b;
-    for (const VictimKey& k : borrowers_by_unit_[u]) {
-      const Job& v = jobs_[k.id];
-      if (v.share == s) continue;
-      bool from_s = false;
-      for (const Part& p : PartsOf(v)) from_s |= p.lender == s;
-      if (!from_s) b.push_back(k);
-    }
+    // Walk A then B (one list, so that fill-back sees both groups). Group B,
+    // in victim order: other shares' jobs borrowing u, not from s, merged
+    // with the non-borrowing jobs on u of other shares over their limit.
+    // Each source is a B-tree in victim order; the merge draws lazily.
+    struct Source {
+      absl::btree_set<VictimKey>::const_iterator it, end;
+      bool borrowers;  // borrowers_by_unit_: skip s's jobs and those drawing from s
+    };
+    std::vector<Source> sources;
+    sources.push_back({borrowers_by_unit_[u].begin(), borrowers_by_unit_[u].end(), true});
     for (int32_t t = 0; t < NumShares(); ++t) {
       if (t == s || shares_[t].own[u] <= shares_[t].limit[u]) continue;
-      for (const VictimKey& k : shares_[t].dispatched[u]) {
-        if (jobs_[k.id].borrowed_total == 0) b.push_back(k);
-      }
+      sources.push_back({shares_[t].dispatched[u].begin(), shares_[t].dispatched[u].end(), false});
     }
-    if (b.empty()) return false;
-    std::sort(b.begin(), b.end());
-    for (const VictimKey& k : b) cand.push_back(k.id);
+    auto skip = [&](Source& src) {  // to the next job of group B in this source
+      for (; src.it != src.end; ++src.it) {
+        const Job& v = jobs_[src.it->id];
+        if (!src.borrowers) {
+          if (v.borrowed_total == 0) return;
+          continue;
+        }
+        if (v.share == s) continue;
+        bool from_s = false;
+        for (const Part& p : PartsOf(v)) from_s |= p.lender == s;
+        if (!from_s) return;
+      }
+    };
+    for (Source& src : sources) skip(src);
+    size_t a_next = 0;
+    auto next = [&]() -> int32_t {
+      if (a_next < a_all.size()) return a_all[a_next++];
+      Source* best = nullptr;
+      for (Source& src : sources) {
+        if (src.it != src.end && (best == nullptr || *src.it < *best->it)) best = &src;
+      }
+      if (best == nullptr) return kNone;
+      const int32_t v = best->it->id;
+      ++best->it;
+      skip(*best);
+      return v;
+    };
+    bool any_b = false;
+    for (const Source& src : sources) any_b |= src.it != src.end;
+    if (!any_b) return {};
     Gains g2(static_cast<size_t>(NumShares()) + 1);
-    victims = ChooseVictims(cand, g2, fits);
-    if (victims.empty()) return false;
+    victims = ChooseVictims(next, g2, fits);
   }
-  if (opt_.check_invariants && h >= j.n && free >= j.n) {
-    Violation(absl::StrCat("invariant 6: cross-share preemption for ", *j.req->job_name,
-                           " although it fits without"));
-  }
-  StartPreemption(id, victims, PreemptionType::kCrossShare);
-  return true;
+  return victims;
 }
 
 bool Engine::Phase3(int32_t s) {
@@ -1043,17 +1082,30 @@ bool Engine::Phase3(int32_t s) {
     BlockOutsidePhase1(s);
     return false;
   }
+  std::vector<int32_t> victims = InShareVictims(s, id);
+  if (victims.empty()) return false;
+  StartPreemption(id, victims, PreemptionType::kInShare);
+  return true;
+}
+
+std::vector<int32_t> Engine::InShareVictims(int32_t s, int32_t id) {
+  const Share& sh = shares_[s];
   const Job& j = jobs_[id];
   const int32_t u = j.unit;
-  std::vector<int32_t> cand;
-  for (const VictimKey& k : sh.dispatched[u]) {
-    if (jobs_[k.id].priority < j.priority) {
-      cand.push_back(k.id);
-    } else if (knobs_.victim_order == VictimOrder::kPriorityThenNewest) {
-      break;  // sorted by priority: no lower one follows
+  // Candidates: the share's dispatched jobs on u of lower priority, in victim
+  // order, drawn lazily from the B-tree.
+  const absl::btree_set<VictimKey>& dispatched = sh.dispatched[u];
+  auto it = dispatched.begin();
+  auto next = [&]() -> int32_t {
+    for (; it != dispatched.end(); ++it) {
+      if (jobs_[it->id].priority < j.priority) return (it++)->id;
+      if (knobs_.victim_order == VictimOrder::kPriorityThenNewest) {
+        it = dispatched.end();  // sorted by priority: no lower one follows
+        break;
+      }
     }
-  }
-  if (cand.empty()) return false;
+    return kNone;
+  };
   const int64_t own = sh.own[u], h = Headroom(s, u), free = FreeFor(id), borrowed = sh.borrowed[u];
   const int64_t l = sh.limit[u], cap = BorrowCap(sh, u);
   const bool can_borrow = sh.strategy == Strategy::kLendAndBorrow;
@@ -1077,11 +1129,8 @@ bool Engine::Phase3(int32_t s) {
   Gains g(static_cast<size_t>(NumShares()) + 1);
   // Capacity freed by a reservation dropped earlier in this round: the head
   // starts in the next round without preempting anyone.
-  if (fits(g)) return false;
-  std::vector<int32_t> victims = ChooseVictims(cand, g, fits);
-  if (victims.empty()) return false;
-  StartPreemption(id, victims, PreemptionType::kInShare);
-  return true;
+  if (fits(g)) return {};
+  return ChooseVictims(next, g, fits);
 }
 
 void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type) {

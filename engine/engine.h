@@ -50,6 +50,10 @@ namespace engine_internal {
 
 class Engine {
  public:
+  // bench/engine_benchmark.cc times single steps (a pass, a victim choice,
+  // the event queue) on engine state through this class.
+  friend class EngineBenchProbe;
+
   Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options);
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -237,9 +241,16 @@ class Engine {
   bool Phase2();
   bool TryBorrow(int32_t s, int32_t id);
   bool Phase3(int32_t s);
+  // Phase 3's choice for head `id` of share `s`: the victims, or none when
+  // the head fits without or cannot fit even with all. Changes nothing.
+  std::vector<int32_t> InShareVictims(int32_t s, int32_t id);
   bool TryReclaim(int32_t s, int32_t id);
-  template <typename Fits>
-  std::vector<int32_t> ChooseVictims(const std::vector<int32_t>& candidates, Gains& g, const Fits& fits);
+  // TryReclaim's choice (groups A then B, §6): the victims or none. Changes
+  // nothing.
+  std::vector<int32_t> CrossShareVictims(int32_t s, int32_t id);
+  template <typename Next, typename Fits>
+  std::vector<int32_t> ChooseVictims(Next&& next, Gains& g, const Fits& fits,
+                                     std::vector<int32_t>* seen = nullptr);
   void AddGain(Gains& g, int32_t v, int64_t sign);
   void StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type);
 
