@@ -57,7 +57,8 @@ def main(src, readme, trace_src=None):
             continue
         t = b["real_time"]
         unit = b.get("time_unit", "ns")
-        lines.append(f"| {name} | {t:.1f} {unit} | {fmt(b.get('jobs_per_s', 0))} | {fmt(b.get('events_per_s', 0))} | "
+        shown = f"{t:.3g}" if t < 100 else f"{t:.1f}"
+        lines.append(f"| {name} | {shown} {unit} | {fmt(b.get('jobs_per_s', 0))} | {fmt(b.get('events_per_s', 0))} | "
                      f"{fmt(b.get('peak_rss_bytes', 0))}B | {fmt(b.get('bytes_per_job', 0))} |")
 
     def ratio(a, b, label):
@@ -69,6 +70,15 @@ def main(src, readme, trace_src=None):
         ratio(f"BM_FastEngine/jobs:{jobs}", f"BM_ReferenceEngine/jobs:{jobs}/iterations:1",
               f"fast engine vs reference, {label} jobs (load 0.5)")
     ratio("BM_Sweep8/threads:2/real_time", "BM_Sweep8/threads:1/real_time", "sweep of 8 variants, 2 threads vs 1")
+
+    def growth(small, big, label):
+        if small in rows and big in rows and not rows[small].get("error_occurred") and not rows[big].get("error_occurred"):
+            lines.append(f"- {label}: **{rows[big]['real_time'] / rows[small]['real_time']:.2f}x** the time")
+
+    growth("BM_DispatchPass/queued_per_share:10", "BM_DispatchPass/queued_per_share:10000",
+           "one scheduling pass with 1,000x longer queues (10,000 vs 10 jobs per share)")
+    growth("BM_VictimSelection/dispatched:1000", "BM_VictimSelection/dispatched:100000",
+           "one in-share victim choice among 100x more dispatched jobs (1e5 vs 1e3)")
     base = "BM_WithoutEventLog/jobs:100000/iterations:3/real_time"
     for name, how in (("BM_WithEventLog/jobs:100000/iterations:3/real_time", "formatted and written on the engine thread"),
                       ("BM_WithAsyncEventLog/jobs:100000/iterations:3/real_time", "formatted and written on a second thread")):
