@@ -43,6 +43,11 @@ def main(src, readme, trace_src=None):
     data = json.load(open(src))
     ctx = data["context"]
     rows = {b["name"]: b for b in data["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
+    # Benchmarks run with repetitions report aggregates only: the median
+    # stands for the benchmark (named as without repetitions).
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median":
+            rows[b["run_name"]] = dict(b, name=b["run_name"] + " (median of " + str(b.get("repetitions", "?")) + ")")
     lines = [BEGIN, "",
              f"Run `{src}`: {ctx.get('date', '?')}, git {ctx.get('git_sha', '?')}, "
              f"{ctx.get('num_cpus', '?')} CPUs ({ctx.get('cpu_model', '?')}); quotasim built Release "
@@ -53,12 +58,12 @@ def main(src, readme, trace_src=None):
              "|---|---|---|---|---|---|"]
     for name, b in rows.items():
         if b.get("error_occurred"):
-            lines.append(f"| {name} | error: {b.get('error_message', '')} | | | | |")
+            lines.append(f"| {b.get('name', name)} | error: {b.get('error_message', '')} | | | | |")
             continue
         t = b["real_time"]
         unit = b.get("time_unit", "ns")
         shown = f"{t:.3g}" if t < 100 else f"{t:.1f}"
-        lines.append(f"| {name} | {shown} {unit} | {fmt(b.get('jobs_per_s', 0))} | {fmt(b.get('events_per_s', 0))} | "
+        lines.append(f"| {b.get('name', name)} | {shown} {unit} | {fmt(b.get('jobs_per_s', 0))} | {fmt(b.get('events_per_s', 0))} | "
                      f"{fmt(b.get('peak_rss_bytes', 0))}B | {fmt(b.get('bytes_per_job', 0))} |")
 
     def ratio(a, b, label):
@@ -69,7 +74,8 @@ def main(src, readme, trace_src=None):
     for jobs, label in ((1000, "1e3"), (10000, "1e4"), (100000, "1e5")):
         ratio(f"BM_FastEngine/jobs:{jobs}", f"BM_ReferenceEngine/jobs:{jobs}/iterations:1",
               f"fast engine vs reference, {label} jobs (load 0.5)")
-    ratio("BM_Sweep8/threads:2/real_time", "BM_Sweep8/threads:1/real_time", "sweep of 8 variants, 2 threads vs 1")
+    ratio("BM_Sweep8/threads:2/repeats:3/real_time", "BM_Sweep8/threads:1/repeats:3/real_time",
+          "sweep of 8 variants, 2 threads vs 1 (medians of 3)")
 
     def growth(small, big, label):
         if small in rows and big in rows and not rows[small].get("error_occurred") and not rows[big].get("error_occurred"):
