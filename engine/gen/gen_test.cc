@@ -155,6 +155,22 @@ TEST(QsbTest, BadBlocksAreNamed) {
   EXPECT_NE(m2.find("not sorted by time (event block"), std::string::npos) << m2;
 }
 
+TEST(QsbTest, DuplicateJobNamesAreRejectedAsInJson) {
+  GenOptions o = Small();
+  o.jobs = 100;
+  Scenario sc = *Generate(o);
+  std::vector<SubmitServiceJobRequest*> submits;
+  for (ScenarioEvent& ev : sc.events) {
+    if (auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) submits.push_back(r);
+  }
+  submits[7]->job_name = *submits[3]->job_name;
+  for (uint32_t version : {1u, 2u}) {
+    const std::string m = std::string(DecodeQsb(EncodeQsb(sc, version, 16), "x.qsb").status().message());
+    EXPECT_NE(m.find("x.qsb: events["), std::string::npos) << m;
+    EXPECT_NE(m.find("].request.jobName: duplicate jobName 'j3' (first at events["), std::string::npos) << m;
+  }
+}
+
 TEST(QsbTest, CorruptFilesGiveErrorsNotCrashes) {
   GenOptions o = Small();
   o.jobs = 200;

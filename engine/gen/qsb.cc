@@ -10,6 +10,7 @@
 #include "engine/util/strings.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/parallel_sort.h"
 #include "oneapi/tbb/partitioner.h"
 
 namespace qs::gen {
@@ -406,6 +407,57 @@ ScenarioEvent GetEvent(Reader& rd) {
   return ev;
 }
 
+// The JSON parser's rule, which engines rely on (later requests name jobs by
+// jobName): no two submissions share a jobName. Empty when none do, else the
+// message for the duplicate that comes first in event order (as the parser).
+// Names are hashed and the hashes sorted in parallel; only equal hashes are
+// compared by name.
+std::string DuplicateJobName(const Scenario& s) {
+  struct Key {
+    uint64_t hash;
+    size_t event;  // SIZE_MAX: not a named submission
+    bool operator<(const Key& o) const { return hash != o.hash ? hash < o.hash : event < o.event; }
+  };
+  const size_t n = s.events.size();
+  auto name_of = [&](size_t i) -> const std::string* {
+    const auto* r = std::get_if<SubmitServiceJobRequest>(&s.events[i].request);
+    return r != nullptr && r->job_name ? &*r->job_name : nullptr;
+  };
+  std::vector<Key> keys(n);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 4096), [&](const tbb::blocked_range<size_t>& range) {
+    for (size_t i = range.begin(); i != range.end(); ++i) {
+      const std::string* name = name_of(i);
+      keys[i] = name ? Key{Fnv1a(*name), i} : Key{0, SIZE_MAX};
+    }
+  });
+  tbb::parallel_sort(keys.begin(), keys.end());
+  size_t best_second = SIZE_MAX, best_first = 0;
+  for (size_t a = 0; a < n;) {
+    size_t b = a + 1;
+    while (b < n && keys[b].hash == keys[a].hash) ++b;
+    // Within one hash (sorted by event), the first event whose name equals
+    // an earlier one's. (Many copies of one name stop at the second; only
+    // distinct names with one hash are compared pairwise.)
+    bool found = false;
+    for (size_t y = a + 1; y < b && !found && keys[y].event != SIZE_MAX; ++y) {
+      for (size_t x = a; x < y; ++x) {
+        if (*name_of(keys[x].event) == *name_of(keys[y].event)) {
+          if (keys[y].event < best_second) {
+            best_second = keys[y].event;
+            best_first = keys[x].event;
+          }
+          found = true;
+          break;
+        }
+      }
+    }
+    a = b;
+  }
+  if (best_second == SIZE_MAX) return {};
+  return absl::StrCat(s.events[best_second].path, ".request.jobName: duplicate jobName '",
+                      *name_of(best_second), "' (first at ", s.events[best_first].path, ")");
+}
+
 std::string Frame(uint32_t version, std::string_view payload, uint64_t sum) {
   std::string out(kMagic, 4);
   auto put32 = [&](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
@@ -443,6 +495,7 @@ absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view sou
   if (rd.ok() && !rd.done()) rd.Fail("trailing bytes after the last event");
   if (rd.ok() && submits != s.submit_count) rd.Fail("submit count does not match the events");
   if (!rd.ok()) return err(rd.error());
+  if (std::string dup = DuplicateJobName(s); !dup.empty()) return err(dup);
   return s;
 }
 
@@ -523,6 +576,7 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
     submits += blocks[b].submits;
   }
   if (submits != s.submit_count) return err("submit count does not match the events");
+  if (std::string dup = DuplicateJobName(s); !dup.empty()) return err(dup);
   return s;
 }
 

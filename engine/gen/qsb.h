@@ -26,8 +26,8 @@
 //
 // Reading checks the magic, version, size and checksums, every length against
 // the bytes left, every enum, and the same number ranges as the JSON parser
-// (times within [0, 1e12] s, int32 API integers). Errors name the file and
-// byte offset. Writing then reading gives an equal Scenario.
+// (times within [0, 1e12] s, int32 API integers) and unique jobNames. Errors
+// name the file and byte offset (or the event paths of a duplicate name). Writing then reading gives an equal Scenario.
 //
 // Thread-safety: pure functions.
 #ifndef QS_ENGINE_GEN_QSB_H_
