@@ -782,11 +782,9 @@ void Engine::ComputeOrder() {
     if (x.head != y.head) return x.head < y.head;
     return x.name_rank < y.name_rank;
   };
-  if (order_.size() > 64) {
-    std::sort(order_.begin(), order_.end(), less);
-    return;
-  }
-  for (size_t i = 1; i < order_.size(); ++i) {  // insertion sort
+  // Insertion sort: a queue holds at most kMaxQuotaShares (20) shares.
+  static_assert(kMaxQuotaShares <= 64, "insertion sort of the share order assumes few shares");
+  for (size_t i = 1; i < order_.size(); ++i) {
     const int32_t v = order_[i];
     size_t k = i;
     for (; k > 0 && less(v, order_[k - 1]); --k) order_[k] = order_[k - 1];
