@@ -14,8 +14,13 @@
 //  * Per share: a B-tree of RUNNABLE jobs keyed (priority desc, submission
 //    order), so the head is O(1) and a priority update O(log n); per
 //    (share, unit) and per (lender, unit) B-trees of dispatched, not draining
-//    jobs in victim order, so preemption candidates are found without scanning
-//    all dispatched jobs; per unit a B-tree of borrowing jobs.
+//    jobs in victim order; per unit a B-tree of borrowing jobs. Preemption
+//    draws candidates from these trees (cross-share group B as a lazy merge)
+//    only until the head fits, so it looks at the victims it takes, not at
+//    all dispatched jobs (it walks all candidates only when even they are
+//    not enough).
+//  * The share order keeps each share's use/limit ratio until the share is
+//    touched, and sorts from the last round's order.
 //  * Accounting (Own, Lent, Borrowed per share and unit; use and holds per
 //    unit) is incremental. CheckInvariants() compares it with the limits after
 //    every event; Recount() (full_invariant_check) recomputes it from the job
