@@ -34,6 +34,7 @@
 #define QS_ENGINE_ENGINE_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <queue>
 #include <span>
@@ -118,36 +119,41 @@ class Engine {
   // The per-job record: 128 bytes (static_assert below). Borrowed parts and
   // the recent preempted attempts, which few jobs have, live in side tables
   // (parts_, recent_) keyed by job id.
-  struct Job {
+  // The fields a pass reads for every head it looks at come first, so that
+  // they share one 64-byte line (the record is line-aligned).
+  struct alignas(64) Job {
+    // Read by every pass (LookAt, phases 1-3, victim choice).
+    int64_t n = 0;
+    std::string_view reason;
+    int32_t share = -1;
+    int32_t unit = -1;
+    int32_t priority = 0;
+    // While RUNNABLE: the reservation (hold <= n, an int32 API count).
+    int32_t hold = 0;
+    int32_t pending_victims = 0;
+    int32_t name_rank = 0;
+    JobStatus status = JobStatus::kSubmitted;
+    bool draining = false;
+    PreemptionType drain_type = PreemptionType::kNone;
+    bool has_parts = false;  // an entry in parts_
+    uint32_t res_epoch = 0;
+    // While dispatched.
+    int64_t own = 0;
+    // The rest.
+    int64_t borrowed_total = 0;
     const SubmitServiceJobRequest* req = nullptr;
     SimTime created_at = 0;
     SimTime dispatched_at = 0;
     SimTime runnable_since = 0;
-    std::string_view reason;
-    int64_t n = 0;
-    // While dispatched.
-    int64_t own = 0;
-    int64_t borrowed_total = 0;
-    int32_t share = -1;
-    int32_t unit = -1;
-    int32_t priority = 0;
-    int32_t name_rank = 0;
     uint32_t attempt = 0;
     uint32_t reason_epoch = 0;
     int32_t failed_attempts = 0;
     int32_t preempted_count = 0;
     int32_t beneficiary = -1;
     uint32_t beneficiary_epoch = 0;
-    // While RUNNABLE: the reservation (hold <= n, an int32 API count).
-    int32_t hold = 0;
-    int32_t pending_victims = 0;
-    uint32_t res_epoch = 0;
-    JobStatus status = JobStatus::kSubmitted;
-    bool draining = false;
-    PreemptionType drain_type = PreemptionType::kNone;
-    bool has_parts = false;  // an entry in parts_
   };
   static_assert(sizeof(Job) <= 128, "the job record must stay compact (issue #3)");
+  static_assert(offsetof(Job, own) + sizeof(int64_t) <= 64, "the pass's fields must share the first line");
   struct Share {
     std::string name;
     Strategy strategy = Strategy::kReserve;
