@@ -31,6 +31,7 @@
 #include "engine/gen/generator.h"
 #include "engine/run.h"
 #include "engine/summary.h"
+#include "engine/testing/scenario_builder.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_arena.h"
 
@@ -291,52 +292,16 @@ namespace qs {
 namespace {
 
 using Probe = engine_internal::EngineBenchProbe;
+using testing::JobBuilder;
+using testing::ScenarioBuilder;
+using testing::ShareBuilder;
 constexpr char kMicroUnit[] = "ml.p4d.24xlarge";
 
-// Requests in time order and the horizon at the last one: Engine::Run()
-// applies them, runs their passes and stops, leaving the state to measure.
-struct MicroScenario {
-  Scenario sc;
-  explicit MicroScenario(int64_t capacity) {
-    sc.source = "micro";
-    sc.scheduling_policy.name = "p";
-    sc.scheduling_policy.has_quota_share_policy = true;
-    sc.service_environment.name = "se";
-    sc.service_environment.capacity_limits = {{kMicroUnit, capacity}};
-    sc.job_queue.name = "q";
-    sc.job_queue.priority = 1;
-    sc.knobs.horizon = 0;
-  }
-  void Share(const std::string& name, int64_t limit, bool in_share) {
-    CreateQuotaShareRequest r;
-    r.quota_share_name = name;
-    r.capacity_limits = std::vector<CapacityLimit>{{kMicroUnit, limit}};
-    r.has_resource_sharing = true;
-    r.strategy = Strategy::kReserve;
-    r.in_share_preemption = in_share ? Toggle::kEnabled : Toggle::kDisabled;
-    Add(std::move(r), absl::StrCat("quotaShares[", shares++, "]"));
-  }
-  void Job(const std::string& share, int64_t n, int64_t priority, SimTime at = 0) {
-    SubmitServiceJobRequest r;
-    r.job_name = absl::StrCat("j", sc.submit_count++);
-    r.quota_share_name = share;
-    r.scheduling_priority = priority;
-    r.instance_type = kMicroUnit;
-    r.instance_count = n;
-    r.run_time = 1'000'000'000;
-    Add(std::move(r), absl::StrCat("events[", events++, "]"), at);
-  }
-  void Add(Request r, std::string path, SimTime at = 0) {
-    sc.knobs.horizon = std::max(*sc.knobs.horizon, at);
-    ScenarioEvent ev;
-    ev.time = at;
-    ev.path = std::move(path);
-    ev.request = std::move(r);
-    sc.events.push_back(std::move(ev));
-  }
-  int shares = 0;
-  int64_t events = 0;
-};
+// The micro-benchmarks prepare state with Engine::Run() and a horizon at the
+// last request: it applies them, runs their passes and stops.
+JobBuilder MicroJob(int64_t index, const std::string& share, int64_t n, int64_t priority) {
+  return JobBuilder(absl::StrCat("j", index), share).Priority(priority).Instances(kMicroUnit, n).Run(1e6);
+}
 
 // The engine's event queue: N events at random times pushed, then all popped.
 void BM_EventQueue(benchmark::State& state) {
@@ -385,16 +350,19 @@ BENCHMARK(BM_EventQueue)->ArgName("events")->Arg(10'000)->Arg(1'000'000)->Unit(b
 // the queue length.
 void BM_DispatchPass(benchmark::State& state) {
   const int64_t queued = bench::Smoke() ? std::min<int64_t>(state.range(0), 100) : state.range(0);
-  MicroScenario m(20 * 16);
-  for (int s = 0; s < 20; ++s) m.Share(absl::StrCat("team-", s), 16, false);
+  ScenarioBuilder b;
+  b.Environment({{kMicroUnit, 20 * 16}}).Horizon(0);
+  int64_t jobs = 0;
+  for (int s = 0; s < 20; ++s) b.Share(ShareBuilder(absl::StrCat("team-", s)).Limit(kMicroUnit, 16).Reserve().InShare(false));
   for (int s = 0; s < 20; ++s) {
-    m.Job(absl::StrCat("team-", s), 16, 0);
-    for (int64_t i = 0; i < queued; ++i) m.Job(absl::StrCat("team-", s), 1, 0);
+    b.Submit(0, MicroJob(jobs++, absl::StrCat("team-", s), 16, 0));
+    for (int64_t i = 0; i < queued; ++i) b.Submit(0, MicroJob(jobs++, absl::StrCat("team-", s), 1, 0));
   }
+  const Scenario sc = b.Build();
   SummaryBuilder sink;
   RunOptions o;
   o.check_invariants = true;
-  engine_internal::Engine e(m.sc, sink, o);
+  engine_internal::Engine e(sc, sink, o);
   const RunStats stats = e.Run();
   Probe::Pass(e);  // its answer: nothing moves, nothing is violated
   if (stats.invariant_violations != 0 || !e.CheckInvariants().ok() || Probe::Dispatched(e) != 20) {
@@ -412,14 +380,16 @@ BENCHMARK(BM_DispatchPass)->ArgName("queued_per_share")->Arg(10)->Arg(10'000)->U
 // until the head fits, so the cost must not grow with the dispatched jobs.
 void BM_VictimSelection(benchmark::State& state) {
   const int64_t dispatched = std::max<int64_t>(16, Scale(state.range(0)));
-  MicroScenario m(dispatched);
-  m.Share("team", dispatched, true);
-  for (int64_t i = 0; i < dispatched; ++i) m.Job("team", 1, 0);
-  m.Job("team", 4, 9, 1);  // arrives 1 ms later, preempts 4 and waits for their drain
+  ScenarioBuilder b;
+  b.Environment({{kMicroUnit, dispatched}}).Share(ShareBuilder("team").Limit(kMicroUnit, dispatched).Reserve().InShare(true));
+  for (int64_t i = 0; i < dispatched; ++i) b.Submit(0, MicroJob(i, "team", 1, 0));
+  // Arrives 1 ms later, preempts 4 and waits for their drain.
+  b.Submit(0.001, MicroJob(dispatched, "team", 4, 9)).Horizon(0.001);
+  const Scenario sc = b.Build();
   SummaryBuilder sink;
   RunOptions o;
   o.check_invariants = true;
-  engine_internal::Engine e(m.sc, sink, o);
+  engine_internal::Engine e(sc, sink, o);
   const RunStats stats = e.Run();
   const int32_t s = Probe::Share(e, "team");
   const int32_t head = Probe::JobId(e, absl::StrCat("j", dispatched));

@@ -722,11 +722,10 @@ bool Engine::LookAt(int32_t s, int32_t id) {
 void Engine::ComputeOrder() {
   const int32_t ns = NumShares();
   const uint64_t round = round_counter_++;
-  if (knobs_.share_order == ShareOrder::kUnderLimitFirst && order_.size() == static_cast<size_t>(ns)) {
-    // Keep the last round's order as the starting point: the sort key below
-    // is a strict total order (name ranks are unique), so the result does not
-    // depend on it, and an insertion sort of a nearly sorted order is linear.
-  } else {
+  // UNDER_LIMIT_FIRST starts from the last round's order: its sort key below
+  // is a strict total order (name ranks are unique), so the result does not
+  // depend on it, and an insertion sort of a nearly sorted order is linear.
+  if (knobs_.share_order != ShareOrder::kUnderLimitFirst || order_.size() != static_cast<size_t>(ns)) {
     order_.resize(static_cast<size_t>(ns));
     for (int32_t s = 0; s < ns; ++s) order_[s] = s;
   }
@@ -960,10 +959,9 @@ std::string_view Engine::LenderName(int32_t t) const {
 // `next()` yields the candidates in victim order, kNone at the end. They are
 // drawn only until the head fits, so a preemption looks at the victims it
 // takes, not at every dispatched job (the walk is complete only when even all
-// candidates are not enough). `seen`, if given, receives every drawn one.
+// candidates are not enough).
 template <typename Next, typename Fits>
-std::vector<int32_t> Engine::ChooseVictims(Next&& next, Gains& g, const Fits& fits,
-                                           std::vector<int32_t>* seen) {
+std::vector<int32_t> Engine::ChooseVictims(Next&& next, Gains& g, const Fits& fits) {
   std::vector<int32_t> marked;
   bool ok = false;
   for (int32_t v = next(); v != kNone; v = next()) {
@@ -974,7 +972,6 @@ std::vector<int32_t> Engine::ChooseVictims(Next&& next, Gains& g, const Fits& fi
       break;
     }
   }
-  if (seen != nullptr) *seen = marked;
   if (!ok) return {};
   for (int64_t i = static_cast<int64_t>(marked.size()) - 2; i >= 0 && !QsMutant(4); --i) {
     AddGain(g, marked[static_cast<size_t>(i)], -1);
@@ -1017,9 +1014,8 @@ std::vector<int32_t> Engine::CrossShareVictims(int32_t s, int32_t id) {
   // Group A: jobs of other shares holding u borrowed from s, in victim order.
   const absl::btree_set<VictimKey>& group_a = lender_sets_[s][u];
   auto a_it = group_a.begin();
-  std::vector<int32_t> a_all;  // all of group A, when it is not enough
   std::vector<int32_t> victims = ChooseVictims(
-      [&] { return a_it == group_a.end() ? kNone : (a_it++)->id; }, g, fits, &a_all);
+      [&] { return a_it == group_a.end() ? kNone : (a_it++)->id; }, g, fits);
   if (victims.empty()) {
     // Walk A then B (one list, so that fill-back sees both groups). Group B,
     // in victim order: other shares' jobs borrowing u, not from s, merged
@@ -1049,9 +1045,9 @@ std::vector<int32_t> Engine::CrossShareVictims(int32_t s, int32_t id) {
       }
     };
     for (Source& src : sources) skip(src);
-    size_t a_next = 0;
+    a_it = group_a.begin();  // all of A (not enough alone), then B
     auto next = [&]() -> int32_t {
-      if (a_next < a_all.size()) return a_all[a_next++];
+      if (a_it != group_a.end()) return (a_it++)->id;
       Source* best = nullptr;
       for (Source& src : sources) {
         if (src.it != src.end && (best == nullptr || *src.it < *best->it)) best = &src;

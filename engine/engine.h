@@ -116,11 +116,11 @@ class Engine {
       return name_rank < o.name_rank;
     }
   };
-  // The per-job record: 128 bytes (static_assert below). Borrowed parts and
+  // The per-job record: 128 bytes (static_asserts below). Borrowed parts and
   // the recent preempted attempts, which few jobs have, live in side tables
-  // (parts_, recent_) keyed by job id.
-  // The fields a pass reads for every head it looks at come first, so that
-  // they share one 64-byte line (the record is line-aligned).
+  // (parts_, recent_) keyed by job id. The fields a pass reads for every head
+  // it looks at come first, so that they share one 64-byte line (the record
+  // is line-aligned).
   struct alignas(64) Job {
     // Read by every pass (LookAt, phases 1-3, victim choice).
     int64_t n = 0;
@@ -260,8 +260,7 @@ class Engine {
   // nothing.
   std::vector<int32_t> CrossShareVictims(int32_t s, int32_t id);
   template <typename Next, typename Fits>
-  std::vector<int32_t> ChooseVictims(Next&& next, Gains& g, const Fits& fits,
-                                     std::vector<int32_t>* seen = nullptr);
+  std::vector<int32_t> ChooseVictims(Next&& next, Gains& g, const Fits& fits);
   void AddGain(Gains& g, int32_t v, int64_t sign);
   void StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type);
 

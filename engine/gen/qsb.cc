@@ -312,10 +312,6 @@ Request GetRequest(Reader& rd) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Everything before the events, shared by both versions.
 void PutHead(Writer& w, const Scenario& s) {
   w.S(s.source);
