@@ -66,31 +66,30 @@ def main(src, readme, trace_src=None):
         lines.append(f"| {b.get('name', name)} | {shown} {unit} | {fmt(b.get('jobs_per_s', 0))} | {fmt(b.get('events_per_s', 0))} | "
                      f"{fmt(b.get('peak_rss_bytes', 0))}B | {fmt(b.get('bytes_per_job', 0))} |")
 
-    def ratio(a, b, label):
-        if a in rows and b in rows and not rows[a].get("error_occurred") and not rows[b].get("error_occurred"):
-            lines.append(f"- {label}: **{rows[b]['real_time'] / rows[a]['real_time']:.2f}x**")
+    def quotient(num, den):  # real_time of num / den, when both ran cleanly
+        if all(n in rows and not rows[n].get("error_occurred") for n in (num, den)):
+            return rows[num]["real_time"] / rows[den]["real_time"]
+        return None
+
+    def line(value, text):
+        if value is not None:
+            lines.append(text.format(value))
 
     lines += ["", "Ratios within this run:"]
     for jobs, label in ((1000, "1e3"), (10000, "1e4"), (100000, "1e5")):
-        ratio(f"BM_FastEngine/jobs:{jobs}", f"BM_ReferenceEngine/jobs:{jobs}/iterations:1",
-              f"fast engine vs reference, {label} jobs (load 0.5)")
-    ratio("BM_Sweep8/threads:2/repeats:3/real_time", "BM_Sweep8/threads:1/repeats:3/real_time",
-          "sweep of 8 variants, 2 threads vs 1 (medians of 3)")
-
-    def growth(small, big, label):
-        if small in rows and big in rows and not rows[small].get("error_occurred") and not rows[big].get("error_occurred"):
-            lines.append(f"- {label}: **{rows[big]['real_time'] / rows[small]['real_time']:.2f}x** the time")
-
-    growth("BM_DispatchPass/queued_per_share:10", "BM_DispatchPass/queued_per_share:10000",
-           "one scheduling pass with 1,000x longer queues (10,000 vs 10 jobs per share)")
-    growth("BM_VictimSelection/dispatched:1000", "BM_VictimSelection/dispatched:100000",
-           "one in-share victim choice among 100x more dispatched jobs (1e5 vs 1e3)")
+        line(quotient(f"BM_ReferenceEngine/jobs:{jobs}/iterations:1", f"BM_FastEngine/jobs:{jobs}"),
+             f"- fast engine vs reference, {label} jobs (load 0.5): **{{:.2f}}x**")
+    line(quotient("BM_Sweep8/threads:1/repeats:3/real_time", "BM_Sweep8/threads:2/repeats:3/real_time"),
+         "- sweep of 8 variants, 2 threads vs 1 (medians of 3): **{:.2f}x**")
+    line(quotient("BM_DispatchPass/queued_per_share:10000", "BM_DispatchPass/queued_per_share:10"),
+         "- one scheduling pass with 1,000x longer queues (10,000 vs 10 jobs per share): **{:.2f}x** the time")
+    line(quotient("BM_VictimSelection/dispatched:100000", "BM_VictimSelection/dispatched:1000"),
+         "- one in-share victim choice among 100x more dispatched jobs (1e5 vs 1e3): **{:.2f}x** the time")
     base = "BM_WithoutEventLog/jobs:100000/iterations:3/real_time"
     for name, how in (("BM_WithEventLog/jobs:100000/iterations:3/real_time", "formatted and written on the engine thread"),
                       ("BM_WithAsyncEventLog/jobs:100000/iterations:3/real_time", "formatted and written on a second thread")):
-        if name in rows and base in rows and not rows[name].get("error_occurred") and not rows[base].get("error_occurred"):
-            lines.append(f"- simulation with the JSON Lines log {how} runs at "
-                         f"**{rows[base]['real_time'] / rows[name]['real_time']:.2f}** of the speed without it (1e5 jobs)")
+        line(quotient(base, name),
+             f"- simulation with the JSON Lines log {how} runs at **{{:.2f}}** of the speed without it (1e5 jobs)")
     if trace_src:
         lines += trace_lines(trace_src)
     lines += ["", END]
