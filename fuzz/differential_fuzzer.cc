@@ -53,9 +53,11 @@ void RunFast(const qs::Scenario& sc, Log& log) {
 
 void RunReference(const qs::Scenario& sc, Log& log) {
   StringLog w(&log.text);
-  // Decisions only: the invariant fuzzer checks them (and a fast log equal
-  // to the reference's satisfies them for both).
-  log.stats = qs::RunReferenceEngine(sc, w, /*check_invariants=*/false);
+  // With its checker on: the invariant fuzzer checks the decisions (and a
+  // fast log equal to the reference's satisfies them for both); here the
+  // checker also proves that the reference's job indexes (held_,
+  // borrowers_) never miss a job that holds capacity.
+  log.stats = qs::RunReferenceEngine(sc, w, /*check_invariants=*/true);
 }
 
 // The first differing line of two logs, with one line of context before it.
@@ -98,6 +100,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Log& in1 = *new Log;
   static Log& in2 = *new Log;
   RunReference(*sc, reference);
+  QS_FUZZ_CHECK(reference.stats.invariant_violations == 0,
+                "reference engine checker: " << reference.stats.invariant_violations << " violation(s); first: "
+                                             << reference.stats.violation_messages.front());
   arena1->execute([&] { RunFast(*sc, in1); });
   Expect(in1, reference, "A = fast engine (1-thread arena), B = reference engine");
   arena2->execute([&] { RunFast(*sc, in2); });

@@ -6,9 +6,14 @@
 // parts and reservations, and a queue of pending internal events) and
 // recomputes every derived quantity (Own, Lent, Use, H, Free, Idle, heads,
 // visiting orders) from scratch by linear scans each time it is needed. No
-// incremental counters exist that could drift. The scans skip finished jobs
-// (a list of the others, pruned once per pass), so a run costs events x jobs
-// in flight rather than events x all jobs ever submitted.
+// incremental counters exist that could drift. The scans read lists of job
+// indices instead of all jobs ever submitted: per share, its unfinished jobs
+// (queue scans) and the jobs that may hold capacity or a reservation
+// (capacity scans), plus the jobs that hold borrowed parts (Lent). Each list
+// is a superset, pruned once per pass; a job is listed where it starts
+// holding (Dispatch, Preempt), and the invariant checker verifies that no
+// holder is missing. So a run costs events x (queued + running jobs), and a
+// long queue does not slow the capacity scans.
 //
 // The code follows docs/semantics.md section by section; comments cite the
 // section (§) they implement. Where the page is silent, or its letter
@@ -113,6 +118,9 @@ struct Job {
   bool has_reservation = false;
   int64_t hold = 0;
 
+  bool in_held = false;       // listed in Engine::held_
+  bool in_borrowers = false;  // listed in Engine::borrowers_
+
   // preemptionSummary.
   int64_t preempted_attempt_count = 0;
   std::vector<PreemptedAttempt> recent_preempted;  // newest first
@@ -178,6 +186,26 @@ class Engine {
   }
 
   // ------------------------------------------------------ accounting (§3)
+  // A job a capacity scan must see: it holds instances (dispatched or
+  // draining) or a reservation.
+  static bool Holds(const Job& j) {
+    return IsDispatched(j.status) || j.draining || j.has_reservation;
+  }
+  // Lists job `ji` in held_ (once). Called where a job starts holding:
+  // Dispatch (instances) and Preempt (the reservation of the head).
+  void NoteHeld(int ji) {
+    Job& j = jobs_[static_cast<size_t>(ji)];
+    if (j.in_held) return;
+    j.in_held = true;
+    held_[static_cast<size_t>(j.share)].push_back(ji);
+  }
+  // Lists job `ji` in borrowers_ (once); called by Dispatch when it borrows.
+  void NoteBorrower(int ji) {
+    Job& j = jobs_[static_cast<size_t>(ji)];
+    if (j.in_borrowers) return;
+    j.in_borrowers = true;
+    borrowers_.push_back(ji);
+  }
   int64_t EnvLimit(const std::string& u) const {
     auto it = env_limits_.find(u);
     return it == env_limits_.end() ? 0 : it->second;
@@ -214,7 +242,7 @@ class Engine {
   }
   int64_t Own(int s, const std::string& u) const {
     int64_t sum = 0;
-    for (int i : live_) {
+    for (int i : held_[static_cast<size_t>(s)]) {
       const Job& j = jobs_[static_cast<size_t>(i)];
       if (IsDispatched(j.status) && j.share == s && j.unit == u) sum += j.own;
     }
@@ -222,7 +250,7 @@ class Engine {
   }
   int64_t Borrowed(int s, const std::string& u) const {
     int64_t sum = 0;
-    for (int i : live_) {
+    for (int i : held_[static_cast<size_t>(s)]) {
       const Job& j = jobs_[static_cast<size_t>(i)];
       if (IsDispatched(j.status) && j.share == s && j.unit == u) sum += BorrowedOf(j);
     }
@@ -230,7 +258,7 @@ class Engine {
   }
   int64_t Lent(std::string_view lender, const std::string& u) const {
     int64_t sum = 0;
-    for (int i : live_) {
+    for (int i : borrowers_) {
       const Job& j = jobs_[static_cast<size_t>(i)];
       if (IsDispatched(j.status) && j.unit == u) sum += DrawnFrom(j, lender);
     }
@@ -242,17 +270,21 @@ class Engine {
   }
   int64_t TotalUse(const std::string& u) const {
     int64_t sum = 0;
-    for (int i : live_) {
-      const Job& j = jobs_[static_cast<size_t>(i)];
-      if (IsDispatched(j.status) && j.unit == u) sum += j.own + BorrowedOf(j);
+    for (const std::vector<int>& share_held : held_) {
+      for (int i : share_held) {
+        const Job& j = jobs_[static_cast<size_t>(i)];
+        if (IsDispatched(j.status) && j.unit == u) sum += j.own + BorrowedOf(j);
+      }
     }
     return sum;
   }
   int64_t TotalHold(const std::string& u) const {
     int64_t sum = 0;
-    for (int i : live_) {
-      const Job& j = jobs_[static_cast<size_t>(i)];
-      if (j.has_reservation && j.unit == u) sum += j.hold;
+    for (const std::vector<int>& share_held : held_) {
+      for (int i : share_held) {
+        const Job& j = jobs_[static_cast<size_t>(i)];
+        if (j.has_reservation && j.unit == u) sum += j.hold;
+      }
     }
     return sum;
   }
@@ -270,12 +302,14 @@ class Engine {
   int64_t Idle(int t, const std::string& u) const {
     const Share& sh = shares_[static_cast<size_t>(t)];
     if (sh.strategy == Strategy::kReserve) return 0;
+    const int64_t headroom = Headroom(t, u);
+    if (headroom <= 0) return 0;  // (before the head scan, which cannot raise it)
     int h = Head(t);
     if (h != kNone && jobs_[static_cast<size_t>(h)].has_reservation &&
         jobs_[static_cast<size_t>(h)].unit == u) {
       return 0;
     }
-    return std::max<int64_t>(0, Headroom(t, u));
+    return headroom;
   }
   int64_t UnassignedIdle(const std::string& u) const {
     return std::max<int64_t>(0, EnvLimit(u) - SumLimits(u) - Lent(kUnassignedLenderName, u));
@@ -292,12 +326,14 @@ class Engine {
     if (t == kNone || t == s || shares_[static_cast<size_t>(t)].strategy == Strategy::kReserve) {
       return 0;
     }
+    const int64_t idle = Headroom(t, u) + returned;
+    if (idle <= 0) return 0;  // (before the head scan, which cannot raise it)
     int h = Head(t);
     if (h != kNone && jobs_[static_cast<size_t>(h)].has_reservation &&
         jobs_[static_cast<size_t>(h)].unit == u) {
       return 0;
     }
-    return std::max<int64_t>(0, Headroom(t, u) + returned);
+    return idle;
   }
 
   struct Lender {
@@ -343,19 +379,19 @@ class Engine {
   }
   int Head(int s) const {
     int best = kNone;
-    for (int i : live_) {
+    for (int i : live_[static_cast<size_t>(s)]) {
       const Job& j = jobs_[static_cast<size_t>(i)];
-      if (j.share != s || j.status != JobStatus::kRunnable) continue;
+      if (j.status != JobStatus::kRunnable) continue;
       if (best == kNone || QueueBefore(static_cast<int>(i), best)) best = static_cast<int>(i);
     }
     return best;
   }
   std::vector<int> Queue(int s) const {
     std::vector<int> q;
-    for (int i : live_) {
-      const Job& j = jobs_[static_cast<size_t>(i)];
-      if ((s == kNone || j.share == s) && j.status == JobStatus::kRunnable) {
-        q.push_back(static_cast<int>(i));
+    for (size_t t = 0; t < live_.size(); ++t) {
+      if (s != kNone && static_cast<int>(t) != s) continue;
+      for (int i : live_[t]) {
+        if (jobs_[static_cast<size_t>(i)].status == JobStatus::kRunnable) q.push_back(i);
       }
     }
     std::sort(q.begin(), q.end(), [this](int a, int b) { return QueueBefore(a, b); });
@@ -363,9 +399,11 @@ class Engine {
   }
   int VictimsDrainingFor(int j) const {
     int n = 0;
-    for (int i : live_) {
-      const Job& v = jobs_[static_cast<size_t>(i)];
-      if (v.draining && v.drain_for == j) ++n;
+    for (const std::vector<int>& share_held : held_) {
+      for (int i : share_held) {
+        const Job& v = jobs_[static_cast<size_t>(i)];
+        if (v.draining && v.drain_for == j) ++n;
+      }
     }
     return n;
   }
@@ -377,7 +415,7 @@ class Engine {
   Ratio UseRatio(int s) const {
     std::set<std::string> units;
     for (const auto& [u, c] : shares_[static_cast<size_t>(s)].limits) units.insert(u);
-    for (int i : live_) {
+    for (int i : held_[static_cast<size_t>(s)]) {
       const Job& j = jobs_[static_cast<size_t>(i)];
       if (j.share == s && IsDispatched(j.status)) units.insert(j.unit);
     }
@@ -515,9 +553,11 @@ class Engine {
     if (j.has_reservation) dropped_in_round_ = true;
     j.has_reservation = false;
     j.hold = 0;
-    for (int i : live_) {
-      Job& v = jobs_[static_cast<size_t>(i)];
-      if (v.draining && v.drain_for == ji) v.drain_for = kNone;
+    for (const std::vector<int>& share_held : held_) {
+      for (int i : share_held) {
+        Job& v = jobs_[static_cast<size_t>(i)];
+        if (v.draining && v.drain_for == ji) v.drain_for = kNone;
+      }
     }
   }
 
@@ -578,11 +618,21 @@ class Engine {
   bool env_enabled_ = true;
   std::vector<Share> shares_;  // creation (declaration) order
   std::vector<Job> jobs_;      // submission order
-  // Indices of the jobs a scan may still need, in submission order: all but
-  // the finished ones (terminal, no reservation, not draining), which no
-  // derived quantity counts. Pruned at the start of every pass; scans skip
-  // the finished jobs still listed by their predicates, as before.
-  std::vector<int> live_;
+  // Per share (index as shares_), the indices of its jobs a queue scan may
+  // still need, in submission order: all but the finished ones (terminal, no
+  // reservation, not draining). Pruned at the start of every pass; scans
+  // skip the finished jobs still listed by their predicates.
+  std::vector<std::vector<int>> live_;
+  // Indices of the jobs that may hold capacity or a reservation (Holds()):
+  // a superset of them, each listed once (Job::in_held). The capacity scans
+  // (Own, Lent, TotalUse, victims ...) read it instead of live_, so a long
+  // RUNNABLE backlog does not multiply their cost. A job starts holding only
+  // in Dispatch or Preempt, which list it; the list is pruned at the start
+  // of every pass, and CheckInvariants verifies that it misses no one.
+  std::vector<std::vector<int>> held_;  // per share, as live_
+  // The same for the jobs that hold borrowed parts (Lent() reads only
+  // them; parts are set only in Dispatch, which lists the job).
+  std::vector<int> borrowers_;
   std::map<std::pair<SimTime, int64_t>, InternalEvent> queue_;
   int64_t next_seq_ = 0;
   std::optional<SimTime> pending_tick_;
@@ -640,7 +690,11 @@ RunStats Engine::Run() {
     // the same, but a job that can never start no longer ticks forever.
     if (interval > 0 && !passed) {
       bool any_runnable = false;
-      for (int i : live_) any_runnable = any_runnable || jobs_[static_cast<size_t>(i)].status == JobStatus::kRunnable;
+      for (const std::vector<int>& share_jobs : live_) {
+        for (int i : share_jobs) {
+          any_runnable = any_runnable || jobs_[static_cast<size_t>(i)].status == JobStatus::kRunnable;
+        }
+      }
       if (any_runnable && !(pending_tick_ && *pending_tick_ > now_)) {
         SimTime tick = (now_ / interval + 1) * interval;
         pending_tick_ = tick;
@@ -794,8 +848,8 @@ void Engine::OnSubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r)
   jobs_.push_back(std::move(j));
   ++stats_.jobs_submitted;
   int ji = static_cast<int>(jobs_.size() - 1);
-  live_.push_back(ji);
   Job& job = jobs_.back();
+  live_[static_cast<size_t>(job.share)].push_back(ji);
   SetStatus(job, JobStatus::kSubmitted, "");
   Schedule(now_ + sc_.knobs.submit_latency,
            InternalEvent{EventKind::kBecomeRunnable, ji, job.epoch, 0});
@@ -856,6 +910,8 @@ void Engine::OnCreateShare(const ScenarioEvent& ev, const CreateQuotaShareReques
   sh.enabled = r.state.value_or(Toggle::kEnabled) == Toggle::kEnabled;
   for (const CapacityLimit& l : *r.capacity_limits) sh.limits[l.capacity_unit] = l.max_capacity;
   shares_.push_back(std::move(sh));
+  live_.resize(shares_.size());
+  held_.resize(shares_.size());
 }
 
 void Engine::OnUpdateShare(const ScenarioEvent& ev, const UpdateQuotaShareRequest& r) {
@@ -950,20 +1006,36 @@ void Engine::OnSnapshot(const ScenarioEvent& ev, const GetJobQueueSnapshotReques
 // ==================================================================== pass
 void Engine::Pass() {
   ++stats_.passes;
-  std::erase_if(live_, [this](int i) {
-    const Job& j = jobs_[static_cast<size_t>(i)];
-    return IsTerminal(j.status) && !j.has_reservation && !j.draining;
+  for (std::vector<int>& share_jobs : live_) {
+    std::erase_if(share_jobs, [this](int i) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
+      return IsTerminal(j.status) && !j.has_reservation && !j.draining;
+    });
+  }
+  for (std::vector<int>& share_held : held_) {
+    std::erase_if(share_held, [this](int i) {
+      Job& j = jobs_[static_cast<size_t>(i)];
+      j.in_held = Holds(j);
+      return !j.in_held;
+    });
+  }
+  std::erase_if(borrowers_, [this](int i) {
+    Job& j = jobs_[static_cast<size_t>(i)];
+    j.in_borrowers = !j.parts.empty();
+    return !j.in_borrowers;
   });
   // A DISABLED service environment dispatches nothing and preempts nothing
   // (§3): its passes look at nothing (no never-fit reasons, no rounds).
   if (!env_enabled_) return;
   // Start of pass: drop reservations of jobs no longer RUNNABLE or no longer
   // the head of their share.
-  for (int i : live_) {
-    const Job& j = jobs_[static_cast<size_t>(i)];
-    if (!j.has_reservation) continue;
-    if (j.status != JobStatus::kRunnable || Head(j.share) != static_cast<int>(i)) {
-      DropReservation(static_cast<int>(i));
+  for (const std::vector<int>& share_held : held_) {
+    for (int i : share_held) {
+      const Job& j = jobs_[static_cast<size_t>(i)];
+      if (!j.has_reservation) continue;
+      if (j.status != JobStatus::kRunnable || Head(j.share) != static_cast<int>(i)) {
+        DropReservation(static_cast<int>(i));
+      }
     }
   }
   std::vector<bool> blocked(shares_.size(), false);
@@ -1036,9 +1108,11 @@ void Engine::StartTimeLimitClock(int ji) {
 
 void Engine::Dispatch(int ji, int64_t own, std::vector<Part> parts) {
   if (jobs_[static_cast<size_t>(ji)].has_reservation) DropReservation(ji);
+  NoteHeld(ji);
   Job& j = jobs_[static_cast<size_t>(ji)];
   j.own = own;
   j.parts = std::move(parts);
+  if (!j.parts.empty()) NoteBorrower(ji);
   j.dispatched_at = now_;
   ++j.epoch;
   std::vector<BorrowedPart> borrowed;
@@ -1197,7 +1271,7 @@ bool Engine::Phase3(const std::vector<int>& order, std::vector<bool>& blocked) {
     const std::string& u = j.unit;
     const int64_t n = j.count;
     std::vector<int> candidates;
-    for (int i : live_) {
+    for (int i : held_[static_cast<size_t>(s)]) {
       const Job& v = jobs_[static_cast<size_t>(i)];
       if (v.share == s && IsDispatched(v.status) && !v.draining && v.unit == u &&
           v.priority < j.priority) {
@@ -1299,13 +1373,15 @@ bool Engine::TryCrossShareReclaim(int ji) {
   const std::string& u = j.unit;
   const std::string& name = shares_[static_cast<size_t>(s)].name;
   std::vector<int> group_a, group_b;
-  for (int i : live_) {
-    const Job& v = jobs_[static_cast<size_t>(i)];
-    if (v.share == s || !IsDispatched(v.status) || v.draining || v.unit != u) continue;
-    if (DrawnFrom(v, name) > 0) {
-      group_a.push_back(static_cast<int>(i));
-    } else if (BorrowedOf(v) > 0 || Own(v.share, u) > Limit(v.share, u)) {
-      group_b.push_back(static_cast<int>(i));
+  for (const std::vector<int>& share_held : held_) {
+    for (int i : share_held) {
+      const Job& v = jobs_[static_cast<size_t>(i)];
+      if (v.share == s || !IsDispatched(v.status) || v.draining || v.unit != u) continue;
+      if (DrawnFrom(v, name) > 0) {
+        group_a.push_back(static_cast<int>(i));
+      } else if (BorrowedOf(v) > 0 || Own(v.share, u) > Limit(v.share, u)) {
+        group_b.push_back(static_cast<int>(i));
+      }
     }
   }
   auto by_victim_order = [this](int a, int b) { return VictimBefore(a, b); };
@@ -1350,6 +1426,7 @@ void Engine::Preempt(const std::vector<int>& victims, int ji, PreemptionType typ
     Schedule(now_ + sc_.knobs.preemption_drain,
              InternalEvent{EventKind::kDrainEnd, v, vj.epoch, 0});
   }
+  NoteHeld(ji);
   Job& j = jobs_[static_cast<size_t>(ji)];
   j.has_reservation = true;
   j.hold = std::max<int64_t>(0, j.count - v_n);
@@ -1412,6 +1489,10 @@ void Engine::CheckInvariants(bool reset) {
     Violation("invariant 4: job count differs from accepted submissions");
   }
   for (const Job& j : jobs_) {
+    if ((Holds(j) && !j.in_held) || (!j.parts.empty() && !j.in_borrowers)) {
+      Violation(absl::StrCat("reference: job ", std::string(j.name),
+                             " holds capacity but is missing from the held or borrowers index"));
+    }
     if (j.status == JobStatus::kPending) {
       Violation(absl::StrCat("invariant 4: job ", std::string(j.name), " is PENDING"));
     }
