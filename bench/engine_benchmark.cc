@@ -32,7 +32,9 @@
 #include "engine/run.h"
 #include "engine/summary.h"
 #include "engine/testing/scenario_builder.h"
+#include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/partitioner.h"
 #include "oneapi/tbb/task_arena.h"
 
 namespace qs {
@@ -71,9 +73,9 @@ const Scenario& CachedScenario(int64_t jobs, double load = gen::GenOptions().loa
 }
 
 // The fast vs reference comparison runs at load 0.5: the reference rescans
-// the jobs in flight for every decision, and at the default load 0.9 a few
-// overloaded shares build backlogs that grow with the run (1e4 jobs: 23 s),
-// so it could not reach 1e5 jobs. At 0.5 the jobs in flight stay bounded.
+// the queued and running jobs for every decision, and those grow with the
+// run (the generator scales the arrival rate with it) and with the load; at
+// the default load 0.9 the 1e5-job reference run would dominate the suite.
 constexpr double kComparisonLoad = 0.5;
 
 struct Result {
@@ -170,9 +172,10 @@ void BM_ReferenceEngine(benchmark::State& state) {
   }
   SetCounters(state, sc.submit_count, events);
 }
-// One iteration each: the reference rescans the jobs in flight for every
-// decision (1e5 jobs take minutes).
-BENCHMARK(BM_ReferenceEngine)->ArgName("jobs")->Arg(1'000)->Arg(10'000)->Unit(benchmark::kMillisecond)->Iterations(1);
+// One iteration each: the reference rescans the jobs it keeps listed for
+// every decision (1e5 jobs take about 3 minutes), and its summary is
+// compared with the fast engine's after the run.
+BENCHMARK(BM_ReferenceEngine)->ArgName("jobs")->Arg(1'000)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // Eight knob variants of one scenario in a TBB arena of 1 or 2 threads.
 void BM_Sweep8(benchmark::State& state) {
@@ -191,22 +194,31 @@ void BM_Sweep8(benchmark::State& state) {
   std::vector<std::string> out(variants.size());
   for (auto _ : state) {
     arena.execute([&] {
-      tbb::parallel_for(size_t{0}, variants.size(), [&](size_t i) {
-        SummaryBuilder b;
-        RunOptions o;
-        o.check_invariants = false;
-        o.knobs = variants[i];
-        RunStats stats = RunFastEngine(sc, b, o);
-        out[i] = SummaryToJson(b.Build(stats.invariant_violations));
-      });
+      // One task per variant (simple_partitioner, grain 1): whole engine
+      // runs of unequal length, balanced by work stealing.
+      tbb::parallel_for(
+          tbb::blocked_range<size_t>(0, variants.size(), 1),
+          [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t i = r.begin(); i != r.end(); ++i) {
+              SummaryBuilder b;
+              RunOptions o;
+              o.check_invariants = false;
+              o.knobs = variants[i];
+              RunStats stats = RunFastEngine(sc, b, o);
+              out[i] = SummaryToJson(b.Build(stats.invariant_violations));
+            }
+          },
+          tbb::simple_partitioner());
     });
   }
   SetCounters(state, sc.submit_count * static_cast<int64_t>(variants.size()), 0);
 }
-// Three repetitions, reported as mean/median/stddev: single runs on this
-// shared 2-core machine vary by up to 50%, and the 2-vs-1-thread ratio is
-// taken between the medians.
-BENCHMARK(BM_Sweep8)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(3)->ReportAggregatesOnly(true);
+// Five repetitions, reported as mean/median/stddev: single runs on this
+// shared 2-core machine vary by up to 50% (per-variant timings showed the
+// variants themselves no slower on 2 threads than on 1; the spread comes
+// from the machine), and the 2-vs-1-thread ratio is taken between the
+// medians.
+BENCHMARK(BM_Sweep8)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(5)->ReportAggregatesOnly(true);
 
 // A streambuf that counts bytes and drops them: the cost of formatting the
 // JSON Lines log without the cost of a disk.

@@ -79,8 +79,8 @@ def main(src, readme, trace_src=None):
     for jobs, label in ((1000, "1e3"), (10000, "1e4"), (100000, "1e5")):
         line(quotient(f"BM_ReferenceEngine/jobs:{jobs}/iterations:1", f"BM_FastEngine/jobs:{jobs}"),
              f"- fast engine vs reference, {label} jobs (load 0.5): **{{:.2f}}x**")
-    line(quotient("BM_Sweep8/threads:1/repeats:3/real_time", "BM_Sweep8/threads:2/repeats:3/real_time"),
-         "- sweep of 8 variants, 2 threads vs 1 (medians of 3): **{:.2f}x**")
+    line(quotient("BM_Sweep8/threads:1/repeats:5/real_time", "BM_Sweep8/threads:2/repeats:5/real_time"),
+         "- sweep of 8 variants, 2 threads vs 1 (medians of 5): **{:.2f}x**")
     line(quotient("BM_DispatchPass/queued_per_share:10000", "BM_DispatchPass/queued_per_share:10"),
          "- one scheduling pass with 1,000x longer queues (10,000 vs 10 jobs per share): **{:.2f}x** the time")
     line(quotient("BM_VictimSelection/dispatched:100000", "BM_VictimSelection/dispatched:1000"),

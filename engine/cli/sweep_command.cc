@@ -30,7 +30,9 @@
 #include "engine/trace/report.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
+#include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/partitioner.h"
 
 namespace po = boost::program_options;
 
@@ -197,16 +199,23 @@ int SweepCommand(const std::vector<std::string>& args) {
   }
   std::vector<std::string> summaries(mine.size());
   std::vector<Summary> results(mine.size());
-  tbb::parallel_for(size_t{0}, mine.size(), [&](size_t slot) {
-    const Variant& v = variants[mine[slot]];
-    SummaryBuilder b;
-    RunOptions o;
-    o.check_invariants = true;
-    o.knobs = v.knobs;
-    RunStats stats = RunFastEngine(loaded[v.scenario], b, o);
-    results[slot] = b.Build(stats.invariant_violations);
-    summaries[slot] = SummaryToJson(results[slot]);
-  });
+  // One task per variant (simple_partitioner, grain 1): whole engine runs
+  // of unequal length, balanced by work stealing. Each writes only its slot.
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, mine.size(), 1),
+      [&](const tbb::blocked_range<size_t>& range) {
+        for (size_t slot = range.begin(); slot != range.end(); ++slot) {
+          const Variant& v = variants[mine[slot]];
+          SummaryBuilder b;
+          RunOptions o;
+          o.check_invariants = true;
+          o.knobs = v.knobs;
+          RunStats stats = RunFastEngine(loaded[v.scenario], b, o);
+          results[slot] = b.Build(stats.invariant_violations);
+          summaries[slot] = SummaryToJson(results[slot]);
+        }
+      },
+      tbb::simple_partitioner());
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   std::ofstream csv(std::filesystem::path(out_dir) / (shard_n > 1 ? absl::StrCat("sweep.shard-", shard_k, "-of-", shard_n, ".csv") : std::string("sweep.csv")));
