@@ -1,4 +1,5 @@
 // `quotasim gen`: seeded synthetic workloads (engine/gen/generator.h).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/gen/generator.h"
+#include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/scenario_json.h"
 #include "oneapi/tbb/global_control.h"
@@ -60,6 +62,19 @@ int GenCommand(const std::vector<std::string>& args) {
   o.preemption = !no_preemption;
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
+  if (absl::Status st = gen::ValidateGenOptions(o); !st.ok()) {
+    std::cerr << "quotasim gen: " << st.message() << "\n";
+    return kExitError;
+  }
+  // The scenario is generated whole before it is written: refuse up front
+  // what cannot fit (at least one event per job) rather than end in the
+  // OOM killer.
+  if (absl::Status st = gen::CheckMemoryBudget(static_cast<uint64_t>(std::max<int64_t>(0, o.jobs)),
+                                               gen::PhysicalMemoryBytes(), "quotasim gen");
+      !st.ok()) {
+    std::cerr << st.message() << "\n";
+    return kExitError;
+  }
   absl::StatusOr<Scenario> sc = gen::Generate(o);
   if (!sc.ok()) {
     std::cerr << "quotasim gen: " << sc.status().message() << "\n";

@@ -5,7 +5,9 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "engine/gen/generator.h"
+#include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/scenario_json.h"
 #include "gtest/gtest.h"
@@ -134,6 +136,35 @@ TEST(QsbTest, ReadsVersion1AndManyBlocksAlike) {
   // An empty scenario has no blocks.
   Scenario empty;
   EXPECT_TRUE(DecodeQsb(EncodeQsb(empty), "").ok());
+}
+
+TEST(MemoryBudgetTest, RefusesOnlyWhatCannotFit) {
+  EXPECT_TRUE(CheckMemoryBudget(1000, 1000 * kMinBytesPerEvent, "x").ok());
+  EXPECT_TRUE(CheckMemoryBudget(100'000'000, 0, "x").ok());  // memory unknown: no check
+  const absl::Status st = CheckMemoryBudget(100'000'000, uint64_t{24} << 30, "quotasim gen");
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted);
+  const std::string m(st.message());
+  EXPECT_NE(m.find("quotasim gen: 100000000 scenario events need at least 46.6 GiB"), std::string::npos) << m;
+  EXPECT_NE(m.find("this machine has 24.0 GiB"), std::string::npos) << m;
+  // No overflow for absurd counts.
+  EXPECT_FALSE(CheckMemoryBudget(~uint64_t{0}, uint64_t{1} << 40, "x").ok());
+}
+
+TEST(QsbTest, RefusesAFileThatCannotFitBeforeDecodingIt) {
+  GenOptions o = Small();
+  o.jobs = 1000;
+  const Scenario sc = *Generate(o);
+  const uint64_t events = sc.events.size();
+  for (uint32_t version : {1u, 2u}) {
+    const std::string bytes = EncodeQsb(sc, version);
+    EXPECT_TRUE(DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent).ok());
+    absl::StatusOr<Scenario> refused = DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent - 1);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_NE(refused.status().message().find(absl::StrCat("big.qsb: ", events, " scenario events need")),
+              std::string::npos)
+        << refused.status().message();
+  }
 }
 
 TEST(QsbTest, BadBlocksAreNamed) {

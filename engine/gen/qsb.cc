@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
+#include "engine/gen/memory_budget.h"
 #include "engine/scenario_json.h"
 #include "engine/util/strings.h"
 #include "oneapi/tbb/blocked_range.h"
@@ -471,14 +472,16 @@ uint64_t Get64(std::string_view b, size_t at) {
   return v;
 }
 
-absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view source,
+absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view source, uint64_t memory_bytes,
                                   const std::function<absl::Status(const std::string&)>& err) {
   Reader rd(payload, kHeaderBytes);
   Scenario s = GetHead(rd, source);
   const uint64_t nevents = rd.U();
   // Every event takes at least 4 bytes: a count beyond that is corrupt.
   if (nevents > rd.left() / 4 + 1) rd.Fail("event count larger than the file can hold");
-  if (rd.ok()) s.events.reserve(nevents);
+  if (!rd.ok()) return err(rd.error());
+  if (absl::Status st = CheckMemoryBudget(nevents, memory_bytes, source); !st.ok()) return st;
+  s.events.reserve(nevents);
   SimTime last = 0;
   int64_t submits = 0;
   for (uint64_t i = 0; i < nevents && rd.ok(); ++i) {
@@ -496,6 +499,7 @@ absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view sou
 }
 
 absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, std::string_view source,
+                                  uint64_t memory_bytes,
                                   const std::function<absl::Status(const std::string&)>& err) {
   if (payload.size() < 8) return err("payload shorter than its head length (truncated?)");
   const uint64_t head_bytes = Get64(payload, 0);
@@ -536,6 +540,7 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
   if (rd.ok() && total != nevents) rd.Fail("event count does not match the event blocks");
   if (rd.ok() && offset != body.size()) rd.Fail("trailing bytes after the last event block");
   if (!rd.ok()) return err(rd.error());
+  if (absl::Status st = CheckMemoryBudget(nevents, memory_bytes, source); !st.ok()) return st;
   // The blocks decode independently, in parallel, each into its own slice
   // of the events; errors are reported for the first bad block, so the
   // result (and the message) never depends on the thread count.
@@ -615,7 +620,7 @@ std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) 
   return Frame(2, payload, Fnv1a(head.out));
 }
 
-absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source) {
+absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source, uint64_t memory_bytes) {
   auto err = [&](const std::string& m) -> absl::Status {
     return absl::InvalidArgumentError(absl::StrCat(Sv(source), ": ", m));
   };
@@ -633,9 +638,9 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   const std::string_view payload = bytes.substr(kHeaderBytes);
   if (version == 1) {
     if (Fnv1a(payload) != sum) return err("checksum mismatch (corrupted file)");
-    return DecodeV1(payload, source, err);
+    return DecodeV1(payload, source, memory_bytes, err);
   }
-  return DecodeV2(payload, sum, source, err);
+  return DecodeV2(payload, sum, source, memory_bytes, err);
 }
 
 absl::Status WriteQsbFile(const Scenario& s, const std::string& path) {
@@ -656,7 +661,7 @@ absl::StatusOr<Scenario> ReadQsbFile(const std::string& path) {
   in.seekg(0);
   in.read(bytes.data(), size);
   if (in.gcount() != size) return absl::DataLossError(absl::StrCat(path, ": read failed"));
-  return DecodeQsb(bytes, path);
+  return DecodeQsb(bytes, path, PhysicalMemoryBytes());
 }
 
 absl::StatusOr<Scenario> LoadAnyScenarioFile(const std::string& path) {

@@ -49,7 +49,10 @@ inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (version 2
 // (version 2) is a parameter so that tests can make many small blocks.
 std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
                       size_t block_events = kQsbBlockEvents);
-absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source);
+// memory_bytes > 0: refuse, before decoding, a file whose events cannot fit
+// in that much memory (CheckMemoryBudget); ReadQsbFile passes the machine's.
+absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source,
+                                   uint64_t memory_bytes = 0);
 
 absl::Status WriteQsbFile(const Scenario& s, const std::string& path);
 absl::StatusOr<Scenario> ReadQsbFile(const std::string& path);
