@@ -66,27 +66,35 @@ int GenCommand(const std::vector<std::string>& args) {
     std::cerr << "quotasim gen: " << st.message() << "\n";
     return kExitError;
   }
-  // The scenario is generated whole before it is written: refuse up front
-  // what cannot fit (at least one event per job) rather than end in the
-  // OOM killer.
+  // Refuse up front what cannot fit (at least one event per job) rather
+  // than end in the OOM killer. A .json scenario is generated whole; a .qsb
+  // one is encoded block by block from the drawn jobs (GenerateQsb).
+  const bool qsb = out.size() >= 4 && out.compare(out.size() - 4, 4, ".qsb") == 0;
   if (absl::Status st = gen::CheckMemoryBudget(static_cast<uint64_t>(std::max<int64_t>(0, o.jobs)),
-                                               gen::PhysicalMemoryBytes(), "quotasim gen");
+                                               gen::PhysicalMemoryBytes(), "quotasim gen",
+                                               qsb ? gen::kMinGenQsbBytesPerEvent : gen::kMinBytesPerEvent);
       !st.ok()) {
     std::cerr << st.message() << "\n";
     return kExitError;
   }
-  absl::StatusOr<Scenario> sc = gen::Generate(o);
-  if (!sc.ok()) {
-    std::cerr << "quotasim gen: " << sc.status().message() << "\n";
-    return kExitError;
-  }
-  const bool qsb = out.size() >= 4 && out.compare(out.size() - 4, 4, ".qsb") == 0;
   if (qsb) {
-    if (absl::Status s = gen::WriteQsbFile(*sc, out); !s.ok()) {
-      std::cerr << "quotasim gen: " << s.message() << "\n";
+    absl::StatusOr<std::string> bytes = gen::GenerateQsb(o);
+    if (!bytes.ok()) {
+      std::cerr << "quotasim gen: " << bytes.status().message() << "\n";
+      return kExitError;
+    }
+    std::ofstream f(out, std::ios::binary | std::ios::trunc);
+    f.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    if (!f) {
+      std::cerr << "quotasim gen: cannot write " << out << "\n";
       return kExitError;
     }
   } else {
+    absl::StatusOr<Scenario> sc = gen::Generate(o);
+    if (!sc.ok()) {
+      std::cerr << "quotasim gen: " << sc.status().message() << "\n";
+      return kExitError;
+    }
     std::ofstream f(out, std::ios::binary | std::ios::trunc);
     f << ScenarioToJson(*sc);
     if (!f) {

@@ -138,13 +138,37 @@ TEST(QsbTest, ReadsVersion1AndManyBlocksAlike) {
   EXPECT_TRUE(DecodeQsb(EncodeQsb(empty), "").ok());
 }
 
+TEST(QsbTest, GenerateQsbEqualsEncodingTheGeneratedScenario) {
+  for (int64_t jobs : {1, 700, 5000}) {
+    GenOptions o = Small();
+    o.jobs = jobs;
+    o.seed = 7 + static_cast<uint64_t>(jobs);
+    const Scenario sc = *Generate(o);
+    for (size_t block : {size_t{1}, size_t{97}, kQsbBlockEvents}) {
+      if (block == 1 && jobs > 700) continue;  // one block per event: slow, and 700 covers it
+      const std::string want = EncodeQsb(sc, 2, block);
+      tbb::task_arena a1(1), a2(2);
+      std::string one, two;
+      a1.execute([&] { one = *GenerateQsb(o, block); });
+      a2.execute([&] { two = *GenerateQsb(o, block); });
+      EXPECT_EQ(one, want) << jobs << " jobs, blocks of " << block;
+      EXPECT_EQ(two, want) << jobs << " jobs, blocks of " << block;
+    }
+  }
+  GenOptions bad = Small();
+  bad.jobs = 0;
+  EXPECT_FALSE(GenerateQsb(bad).ok());
+}
+
 TEST(MemoryBudgetTest, RefusesOnlyWhatCannotFit) {
   EXPECT_TRUE(CheckMemoryBudget(1000, 1000 * kMinBytesPerEvent, "x").ok());
   EXPECT_TRUE(CheckMemoryBudget(100'000'000, 0, "x").ok());  // memory unknown: no check
   const absl::Status st = CheckMemoryBudget(100'000'000, uint64_t{24} << 30, "quotasim gen");
   EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted);
   const std::string m(st.message());
-  EXPECT_NE(m.find("quotasim gen: 100000000 scenario events need at least 46.6 GiB"), std::string::npos) << m;
+  EXPECT_NE(m.find("quotasim gen: 100000000 scenario events need at least 46.6 GiB of memory (500 bytes per event)"),
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("this machine has 24.0 GiB"), std::string::npos) << m;
   // No overflow for absurd counts.
   EXPECT_FALSE(CheckMemoryBudget(~uint64_t{0}, uint64_t{1} << 40, "x").ok());

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "engine/gen/qsb.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/partitioner.h"
@@ -84,6 +86,50 @@ struct GenJob {
   SimTime terminate_after = -1;
 };
 
+// A follow-up request (priority update, termination) or a limit change.
+struct Extra {
+  SimTime time;
+  int64_t key;  // tie-break: job index * 2 + kind, limit changes after
+  Request request;
+};
+
+// Everything drawn, before it becomes request objects: the head (its events
+// are the quotaShares entries), the jobs, the extras, and the order of the
+// other events, each an index into jobs (>= 0) or extras (-1 - k).
+struct Plan {
+  Scenario head;
+  std::vector<std::string> share_names;
+  std::vector<GenJob> jobs;
+  std::vector<Extra> extras;
+  std::vector<int64_t> order;
+};
+
+// Event `p` of plan.order, with its path "events[p]".
+ScenarioEvent MakeEvent(const Plan& plan, size_t p) {
+  ScenarioEvent ev;
+  ev.path = absl::StrCat("events[", p, "]");
+  const int64_t slot = plan.order[p];
+  if (slot < 0) {
+    const Extra& x = plan.extras[static_cast<size_t>(-1 - slot)];
+    ev.time = x.time;
+    ev.request = x.request;
+    return ev;
+  }
+  const GenJob& j = plan.jobs[static_cast<size_t>(slot)];
+  SubmitServiceJobRequest r;
+  r.job_name = absl::StrCat("j", slot);
+  r.quota_share_name = plan.share_names[static_cast<size_t>(j.share)];
+  r.scheduling_priority = j.priority;
+  r.instance_type = kUnitNames[j.unit];
+  r.instance_count = j.count;
+  r.run_time = j.run;
+  r.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
+  if (j.failed) r.retry_attempts = 2;
+  ev.time = j.arrival;
+  ev.request = std::move(r);
+  return ev;
+}
+
 }  // namespace
 
 absl::Status ValidateGenOptions(const GenOptions& o) {
@@ -108,9 +154,11 @@ absl::Status ValidateGenOptions(const GenOptions& o) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Scenario> Generate(const GenOptions& o) {
-  if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
-  Scenario sc;
+namespace {
+
+Plan MakePlan(const GenOptions& o) {
+  Plan plan;
+  Scenario& sc = plan.head;
   sc.source = absl::StrCat("gen(seed=", o.seed, ",jobs=", o.jobs, ")");
   sc.scheduling_policy.name = "quota-policy";
   sc.scheduling_policy.has_quota_share_policy = true;
@@ -150,7 +198,7 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
     // The environment covers 90-110% of the limits: sometimes oversubscribed.
     sc.service_environment.capacity_limits.push_back({kUnitNames[u], std::max<int64_t>(16, sum * (90 + cfg.Below(21)) / 100)});
   }
-  std::vector<std::string> share_names;
+  std::vector<std::string>& share_names = plan.share_names;
   for (int s = 0; s < o.shares; ++s) {
     CreateQuotaShareRequest r;
     r.quota_share_name = absl::StrCat("team-", s);
@@ -198,7 +246,8 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
   // --- Jobs, in parallel blocks (stream 1 + block). ---
   const int64_t n = o.jobs;
   const int64_t nblocks = (n + kBlockJobs - 1) / kBlockJobs;
-  std::vector<GenJob> jobs(static_cast<size_t>(n));
+  std::vector<GenJob>& jobs = plan.jobs;
+  jobs.resize(static_cast<size_t>(n));
   std::vector<double> block_span(static_cast<size_t>(nblocks));
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, nblocks, 1), [&](const tbb::blocked_range<int64_t>& range) {
     for (int64_t b = range.begin(); b != range.end(); ++b) {
@@ -242,12 +291,7 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
   const SimTime span = jobs.back().arrival;
 
   // --- Events: submissions, follow-ups and limit changes, merged by time. ---
-  struct Extra {
-    SimTime time;
-    int64_t key;  // tie-break: job index * 2 + kind, limit changes after
-    Request request;
-  };
-  std::vector<Extra> extras;
+  std::vector<Extra>& extras = plan.extras;
   for (int64_t i = 0; i < n; ++i) {
     const GenJob& j = jobs[static_cast<size_t>(i)];
     if (j.update_after >= 0) {
@@ -278,36 +322,47 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
     return a.time != b.time ? a.time < b.time : a.key < b.key;
   });
 
-  sc.events.reserve(sc.events.size() + static_cast<size_t>(n) + extras.size());
+  // The merge: an extra goes before the submissions that come later.
+  plan.order.reserve(static_cast<size_t>(n) + extras.size());
   size_t k = 0;
-  int64_t index = 0;
-  auto push = [&](SimTime t, Request r) {
-    ScenarioEvent ev;
-    ev.time = t;
-    ev.path = absl::StrCat("events[", index++, "]");
-    ev.request = std::move(r);
-    sc.events.push_back(std::move(ev));
-  };
   for (int64_t i = 0; i < n; ++i) {
-    const GenJob& j = jobs[static_cast<size_t>(i)];
-    while (k < extras.size() && extras[k].time < j.arrival) {
-      push(extras[k].time, std::move(extras[k].request));
-      ++k;
+    for (; k < extras.size() && extras[k].time < jobs[static_cast<size_t>(i)].arrival; ++k) {
+      plan.order.push_back(-1 - static_cast<int64_t>(k));
     }
-    SubmitServiceJobRequest r;
-    r.job_name = absl::StrCat("j", i);
-    r.quota_share_name = share_names[static_cast<size_t>(j.share)];
-    r.scheduling_priority = j.priority;
-    r.instance_type = kUnitNames[j.unit];
-    r.instance_count = j.count;
-    r.run_time = j.run;
-    r.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
-    if (j.failed) r.retry_attempts = 2;
-    push(j.arrival, std::move(r));
+    plan.order.push_back(i);
   }
-  for (; k < extras.size(); ++k) push(extras[k].time, std::move(extras[k].request));
+  for (; k < extras.size(); ++k) plan.order.push_back(-1 - static_cast<int64_t>(k));
   sc.submit_count = n;
+  return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<Scenario> Generate(const GenOptions& o) {
+  if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
+  Plan plan = MakePlan(o);
+  Scenario sc = std::move(plan.head);
+  sc.events.reserve(sc.events.size() + plan.order.size());
+  for (size_t p = 0; p < plan.order.size(); ++p) sc.events.push_back(MakeEvent(plan, p));
   return sc;
+}
+
+absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events) {
+  if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
+  const Plan plan = MakePlan(o);
+  const size_t prefix = plan.head.events.size();  // the quotaShares entries
+  return EncodeQsbEvents(
+      plan.head, prefix + plan.order.size(),
+      [&](size_t first, size_t end, const std::function<void(const ScenarioEvent&)>& put) {
+        for (size_t i = first; i < end; ++i) {
+          if (i < prefix) {
+            put(plan.head.events[i]);
+          } else {
+            put(MakeEvent(plan, i - prefix));
+          }
+        }
+      },
+      block_events);
 }
 
 }  // namespace qs::gen

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -27,15 +28,17 @@ uint64_t PhysicalMemoryBytes() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
 }
 
-absl::Status CheckMemoryBudget(uint64_t events, uint64_t memory_bytes, std::string_view what) {
+absl::Status CheckMemoryBudget(uint64_t events, uint64_t memory_bytes, std::string_view what,
+                               uint64_t bytes_per_event) {
   if (memory_bytes == 0) return absl::OkStatus();
-  const uint64_t need = events > std::numeric_limits<uint64_t>::max() / kMinBytesPerEvent
+  bytes_per_event = std::max<uint64_t>(1, bytes_per_event);
+  const uint64_t need = events > std::numeric_limits<uint64_t>::max() / bytes_per_event
                             ? std::numeric_limits<uint64_t>::max()
-                            : events * kMinBytesPerEvent;
+                            : events * bytes_per_event;
   if (need <= memory_bytes) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       std::string(what), ": ", events, " scenario events need at least ", GiB(need), " of memory (",
-      kMinBytesPerEvent, " bytes per event, the scenario is held whole), and this machine has ",
+      bytes_per_event, " bytes per event), and this machine has ",
       GiB(memory_bytes), "; use fewer jobs or a larger machine"));
 }
 

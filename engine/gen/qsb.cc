@@ -314,7 +314,7 @@ Request GetRequest(Reader& rd) {
 }
 
 // Everything before the events, shared by both versions.
-void PutHead(Writer& w, const Scenario& s) {
+void PutHead(Writer& w, const Scenario& s, size_t nevents) {
   w.S(s.source);
   w.S(s.scheduling_policy.name);
   w.B(s.scheduling_policy.has_quota_share_policy);
@@ -344,7 +344,7 @@ void PutHead(Writer& w, const Scenario& s) {
   w.B(k.horizon.has_value());
   if (k.horizon) w.I(*k.horizon);
   w.I(s.submit_count);
-  w.U(s.events.size());
+  w.U(nevents);
 }
 
 void PutEvent(Writer& w, const ScenarioEvent& ev) {
@@ -584,40 +584,63 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
 }  // namespace
 
 std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) {
-  Writer head;
-  PutHead(head, s);
   if (version == 1) {
+    Writer head;
+    PutHead(head, s, s.events.size());
     for (const ScenarioEvent& ev : s.events) PutEvent(head, ev);
     return Frame(1, head.out, Fnv1a(head.out));
   }
+  return EncodeQsbEvents(
+      s, s.events.size(),
+      [&](size_t first, size_t end, const std::function<void(const ScenarioEvent&)>& put) {
+        for (size_t i = first; i < end; ++i) put(s.events[i]);
+      },
+      block_events);
+}
+
+std::string EncodeQsbEvents(const Scenario& head_of, size_t nevents, const QsbEventRange& events,
+                            size_t block_events) {
+  Writer head;
+  PutHead(head, head_of, nevents);
   // Version 2: events in blocks of block_events, encoded in parallel.
   block_events = std::max<size_t>(1, block_events);
-  const size_t nblocks = (s.events.size() + block_events - 1) / block_events;
+  const size_t nblocks = (nevents + block_events - 1) / block_events;
   std::vector<std::string> blocks(nblocks);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, nblocks, 1), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t b = range.begin(); b != range.end(); ++b) {
       Writer w;
-      const size_t end = std::min(s.events.size(), (b + 1) * block_events);
-      for (size_t i = b * block_events; i < end; ++i) PutEvent(w, s.events[i]);
+      events(b * block_events, std::min(nevents, (b + 1) * block_events),
+             [&](const ScenarioEvent& ev) { PutEvent(w, ev); });
       blocks[b] = std::move(w.out);
     }
   }, tbb::simple_partitioner());
   head.U(nblocks);
   size_t total = 0;
   for (size_t b = 0; b < nblocks; ++b) {
-    const size_t end = std::min(s.events.size(), (b + 1) * block_events);
+    const size_t end = std::min(nevents, (b + 1) * block_events);
     head.U(end - b * block_events);
     head.U(blocks[b].size());
     head.U(Fnv1a(blocks[b]));
     total += blocks[b].size();
   }
-  std::string payload;
-  payload.reserve(8 + head.out.size() + total);
+  // The frame is built in place (one copy of the blocks, each freed once
+  // appended): payload = head length | head | blocks.
   const uint64_t head_bytes = head.out.size();
-  payload.append(reinterpret_cast<const char*>(&head_bytes), 8);
-  payload += head.out;
-  for (const std::string& b : blocks) payload += b;
-  return Frame(2, payload, Fnv1a(head.out));
+  const uint64_t payload_bytes = 8 + head_bytes + total;
+  const uint64_t sum = Fnv1a(head.out);
+  std::string out(kMagic, 4);
+  const uint32_t version = 2;
+  out.reserve(kHeaderBytes + payload_bytes);
+  out.append(reinterpret_cast<const char*>(&version), 4);
+  out.append(reinterpret_cast<const char*>(&payload_bytes), 8);
+  out.append(reinterpret_cast<const char*>(&sum), 8);
+  out.append(reinterpret_cast<const char*>(&head_bytes), 8);
+  out += head.out;
+  for (std::string& b : blocks) {
+    out += b;
+    std::string().swap(b);
+  }
+  return out;
 }
 
 absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source, uint64_t memory_bytes) {

@@ -37,6 +37,8 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include <functional>
+
 #include "absl/status/statusor.h"
 #include "engine/scenario.h"
 
@@ -51,6 +53,17 @@ std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
                       size_t block_events = kQsbBlockEvents);
 // memory_bytes > 0: refuse, before decoding, a file whose events cannot fit
 // in that much memory (CheckMemoryBudget); ReadQsbFile passes the machine's.
+// Version 2 of events given by a producer rather than held in a Scenario:
+// `events(first, end, put)` calls put() for events first..end-1 in order;
+// it is called once per block, in parallel, so it must be safe to call
+// concurrently. `head` gives everything but the events (its events are not
+// read; submit_count must be set). EncodeQsb(s) equals EncodeQsbEvents of
+// s's own events byte for byte; `quotasim gen` uses it to encode without
+// holding the generated scenario whole.
+using QsbEventRange = std::function<void(size_t first, size_t end,
+                                         const std::function<void(const ScenarioEvent&)>& put)>;
+std::string EncodeQsbEvents(const Scenario& head, size_t nevents, const QsbEventRange& events,
+                            size_t block_events = kQsbBlockEvents);
 absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source,
                                    uint64_t memory_bytes = 0);
 
