@@ -1,5 +1,4 @@
 // `quotasim gen`: seeded synthetic workloads (engine/gen/generator.h).
-#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -70,7 +69,7 @@ int GenCommand(const std::vector<std::string>& args) {
   // than end in the OOM killer. A .json scenario is generated whole; a .qsb
   // one is encoded block by block from the drawn jobs (GenerateQsb).
   const bool qsb = out.size() >= 4 && out.compare(out.size() - 4, 4, ".qsb") == 0;
-  if (absl::Status st = gen::CheckMemoryBudget(static_cast<uint64_t>(std::max<int64_t>(0, o.jobs)),
+  if (absl::Status st = gen::CheckMemoryBudget(static_cast<uint64_t>(o.jobs),  // >= 1: validated
                                                gen::PhysicalMemoryBytes(), "quotasim gen",
                                                qsb ? gen::kMinGenQsbBytesPerEvent : gen::kMinBytesPerEvent);
       !st.ok()) {
@@ -83,10 +82,8 @@ int GenCommand(const std::vector<std::string>& args) {
       std::cerr << "quotasim gen: " << bytes.status().message() << "\n";
       return kExitError;
     }
-    std::ofstream f(out, std::ios::binary | std::ios::trunc);
-    f.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-    if (!f) {
-      std::cerr << "quotasim gen: cannot write " << out << "\n";
+    if (absl::Status s = gen::WriteQsbBytes(*bytes, out); !s.ok()) {
+      std::cerr << "quotasim gen: " << s.message() << "\n";
       return kExitError;
     }
   } else {

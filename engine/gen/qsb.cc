@@ -455,13 +455,21 @@ std::string DuplicateJobName(const Scenario& s) {
                       *name_of(best_second), "' (first at ", s.events[best_first].path, ")");
 }
 
-std::string Frame(uint32_t version, std::string_view payload, uint64_t sum) {
+// The file header (magic, version, payload size, checksum), with room
+// reserved for the payload that follows it.
+std::string FrameHeader(uint32_t version, uint64_t payload_bytes, uint64_t sum) {
   std::string out(kMagic, 4);
+  out.reserve(kHeaderBytes + payload_bytes);
   auto put32 = [&](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
   auto put64 = [&](uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); };
   put32(version);
-  put64(payload.size());
+  put64(payload_bytes);
   put64(sum);
+  return out;
+}
+
+std::string Frame(uint32_t version, std::string_view payload, uint64_t sum) {
+  std::string out = FrameHeader(version, payload.size(), sum);
   out += payload;
   return out;
 }
@@ -626,14 +634,7 @@ std::string EncodeQsbEvents(const Scenario& head_of, size_t nevents, const QsbEv
   // The frame is built in place (one copy of the blocks, each freed once
   // appended): payload = head length | head | blocks.
   const uint64_t head_bytes = head.out.size();
-  const uint64_t payload_bytes = 8 + head_bytes + total;
-  const uint64_t sum = Fnv1a(head.out);
-  std::string out(kMagic, 4);
-  const uint32_t version = 2;
-  out.reserve(kHeaderBytes + payload_bytes);
-  out.append(reinterpret_cast<const char*>(&version), 4);
-  out.append(reinterpret_cast<const char*>(&payload_bytes), 8);
-  out.append(reinterpret_cast<const char*>(&sum), 8);
+  std::string out = FrameHeader(2, 8 + head_bytes + total, Fnv1a(head.out));
   out.append(reinterpret_cast<const char*>(&head_bytes), 8);
   out += head.out;
   for (std::string& b : blocks) {
@@ -667,9 +668,12 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
 }
 
 absl::Status WriteQsbFile(const Scenario& s, const std::string& path) {
+  return WriteQsbBytes(EncodeQsb(s), path);
+}
+
+absl::Status WriteQsbBytes(std::string_view bytes, const std::string& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return absl::NotFoundError(absl::StrCat(path, ": cannot write"));
-  const std::string bytes = EncodeQsb(s);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out) return absl::DataLossError(absl::StrCat(path, ": write failed"));
   return absl::OkStatus();

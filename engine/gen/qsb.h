@@ -33,12 +33,11 @@
 #ifndef QS_ENGINE_GEN_QSB_H_
 #define QS_ENGINE_GEN_QSB_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
-#include <functional>
-
 #include "absl/status/statusor.h"
 #include "engine/scenario.h"
 
@@ -51,8 +50,6 @@ inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (version 2
 // (version 2) is a parameter so that tests can make many small blocks.
 std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
                       size_t block_events = kQsbBlockEvents);
-// memory_bytes > 0: refuse, before decoding, a file whose events cannot fit
-// in that much memory (CheckMemoryBudget); ReadQsbFile passes the machine's.
 // Version 2 of events given by a producer rather than held in a Scenario:
 // `events(first, end, put)` calls put() for events first..end-1 in order;
 // it is called once per block, in parallel, so it must be safe to call
@@ -64,10 +61,14 @@ using QsbEventRange = std::function<void(size_t first, size_t end,
                                          const std::function<void(const ScenarioEvent&)>& put)>;
 std::string EncodeQsbEvents(const Scenario& head, size_t nevents, const QsbEventRange& events,
                             size_t block_events = kQsbBlockEvents);
+// memory_bytes > 0: refuse, before decoding, a file whose events cannot fit
+// in that much memory (CheckMemoryBudget); ReadQsbFile passes the machine's.
 absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source,
                                    uint64_t memory_bytes = 0);
 
 absl::Status WriteQsbFile(const Scenario& s, const std::string& path);
+// Writes already encoded .qsb bytes (EncodeQsb, GenerateQsb) to `path`.
+absl::Status WriteQsbBytes(std::string_view bytes, const std::string& path);
 absl::StatusOr<Scenario> ReadQsbFile(const std::string& path);
 
 // LoadScenarioFile for either format, chosen by the extension (.qsb or not).
