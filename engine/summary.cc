@@ -78,8 +78,8 @@ void Accumulate(ShareSummary& total, const ShareSummary& s) {
 
 void SummaryBuilder::CloseAttempt(Track& t, SimTime now) {
   if (!t.dispatched) return;
-  t.usage->first += t.own * (now - t.attempt_start);
-  t.usage->second += t.borrowed * (now - t.attempt_start);
+  t.unit->second.first += t.own * (now - t.attempt_start);
+  t.unit->second.second += t.borrowed * (now - t.attempt_start);
   t.dispatched = false;
   t.running_since = -1;
 }
@@ -127,15 +127,13 @@ void SummaryBuilder::OnJob(const JobRecord& r) {
 void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
   // The job's share, looked up by name once per job (the track keeps it; a
   // job's share never changes, but two jobs of one name in a log may differ).
-  if (t.acc == nullptr || (r.job_slot < 0 && t.acc_name != r.share_name)) {
+  if (t.share == nullptr || (r.job_slot < 0 && t.share->first != r.share_name)) {
     auto st = shares_.find(r.share_name);
     if (st == shares_.end()) st = shares_.emplace(std::string(r.share_name), ShareAcc{}).first;
-    t.acc = &st->second;
-    t.acc_name = st->first;
+    t.share = &*st;
     t.unit = nullptr;
-    t.usage = nullptr;
   }
-  ShareAcc& sh = *t.acc;
+  ShareAcc& sh = t.share->second;
   switch (r.status) {
     case JobStatus::kSubmitted:
       ++sh.s.submitted;
@@ -159,10 +157,9 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
       }
       t.dispatched = true;
       t.attempt_start = r.time;
-      if (t.unit == nullptr || *t.unit != r.capacity_unit) {
+      if (t.unit == nullptr || t.unit->first != r.capacity_unit) {
         auto ut = sh.s.instance_ms.try_emplace(std::string(r.capacity_unit)).first;
-        t.unit = &ut->first;
-        t.usage = &ut->second;
+        t.unit = &*ut;
       }
       t.borrowed = 0;
       for (const BorrowedPart& b : r.borrowed) t.borrowed += b.quantity;
@@ -209,7 +206,7 @@ void SummaryBuilder::OnEnd(SimTime end_time) {
   end_time_ = end_time;
   ended_ = true;
   auto close = [&](Track& t) {
-    if (!t.terminal) ++t.acc->s.unfinished;
+    if (!t.terminal) ++t.share->second.s.unfinished;
     CloseAttempt(t, end_time);
   };
   for (int32_t k : slot_track_) {

@@ -29,6 +29,7 @@
 #define QS_ENGINE_SUMMARY_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -76,25 +77,29 @@ class SummaryBuilder : public LogSink {
   Summary Build(int64_t invariant_violations) const;
 
  private:
-  struct ShareAcc;
-  struct Track {
-    ShareAcc* acc = nullptr;                          // std::map nodes are stable
-    std::string_view acc_name;                        // its key in shares_
-    std::pair<int64_t, int64_t>* usage = nullptr;     // instance_ms slot of the attempt
-    const std::string* unit = nullptr;                // its key in instance_ms
-    SimTime first_runnable = -1;
-    bool scheduled_once = false;
-    bool dispatched = false;
-    SimTime attempt_start = 0;
-    SimTime running_since = -1;
-    int64_t own = 0, borrowed = 0;
-    SimTime reclaim_start = -1;
-    bool terminal = false;
-  };
   struct ShareAcc {
     ShareSummary s;
     std::vector<SimTime> waits, reclaims;
   };
+  // Entries of shares_ and of a ShareSummary::instance_ms (std::map nodes
+  // are stable): name and value behind one pointer.
+  using ShareEntry = std::pair<const std::string, ShareAcc>;
+  using UnitEntry = std::pair<const std::string, std::pair<int64_t, int64_t>>;
+  // One per job in flight (a million and more in a big backlogged run):
+  // kept to 72 bytes.
+  struct Track {
+    ShareEntry* share = nullptr;
+    UnitEntry* unit = nullptr;  // instance_ms slot of the attempt
+    SimTime first_runnable = -1;
+    SimTime attempt_start = 0;
+    SimTime running_since = -1;
+    SimTime reclaim_start = -1;
+    int64_t own = 0, borrowed = 0;
+    bool scheduled_once = false;
+    bool dispatched = false;
+    bool terminal = false;
+  };
+  static_assert(sizeof(Track) <= 72, "one track per job in flight: keep it small");
   void CloseAttempt(Track& t, SimTime now);
   void Apply(Track& t, const JobRecord& r);
   Track* FindTrack(int32_t slot, std::string_view name);
@@ -104,7 +109,7 @@ class SummaryBuilder : public LogSink {
   // thread) into a pool of tracks reused through a free list; records read
   // back from a log (no slot) are keyed by name.
   std::vector<int32_t> slot_track_;  // -1: none
-  std::vector<Track> pool_;
+  std::deque<Track> pool_;  // grows in chunks: no doubling of a million in-flight tracks
   std::vector<int32_t> free_tracks_;
   absl::flat_hash_map<std::string, Track> by_name_;
   std::map<std::string, ShareAcc, std::less<>> shares_;
