@@ -19,7 +19,9 @@
 #include "engine/internal/mutants.h"
 #include "engine/util/strings.h"
 #include "engine/validation.h"
-#include "oneapi/tbb/parallel_sort.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_group.h"
 
 namespace qs {
 namespace engine_internal {
@@ -39,32 +41,102 @@ bool IsMisconfigReason(std::string_view r) { return r.rfind("MISCONFIGURATION:",
 // ---------------------------------------------------------------------------
 // Construction
 
-Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options)
-    : sc_(scenario), sink_(sink), opt_(options), knobs_(options.knobs.value_or(scenario.knobs)) {
-  // Intern every capacity unit the scenario can mention; ids follow name order
-  // so that "units by name" is "units by id". (A hash set first: a million
-  // submissions name only a handful of units.)
-  absl::flat_hash_set<std::string_view> seen_units;
-  for (const CapacityLimit& l : sc_.service_environment.capacity_limits) seen_units.insert(l.capacity_unit);
-  for (const ScenarioEvent& ev : sc_.events) {
-    std::visit(
-        [&](const auto& r) {
-          using T = std::decay_t<decltype(r)>;
-          if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
-            if (r.payload_error.empty()) seen_units.insert(r.instance_type);
-          } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest> ||
-                               std::is_same_v<T, UpdateQuotaShareRequest> ||
-                               std::is_same_v<T, UpdateServiceEnvironmentRequest>) {
-            if (r.capacity_limits) {
-              for (const CapacityLimit& l : *r.capacity_limits) seen_units.insert(l.capacity_unit);
-            }
-          }
-        },
-        ev.request);
+// Decodes a streamed scenario's blocks in batches: while the engine applies
+// the events of one batch, a oneTBB task decodes the next (in parallel over
+// its blocks when threads are free). The batches and their order do not
+// depend on the thread count, and neither does anything the engine sees.
+class Engine::BlockReader {
+ public:
+  BlockReader(const EventStream& stream, size_t batch_blocks)
+      : stream_(stream), batch_(std::max<size_t>(1, batch_blocks)) {
+    cur_.resize(batch_);
+    next_.resize(batch_);
+    next_status_.resize(batch_);
+    StartDecode(0);
   }
-  std::vector<std::string_view> names(seen_units.begin(), seen_units.end());
-  std::sort(names.begin(), names.end());
-  unit_names_ = std::move(names);
+  ~BlockReader() { tasks_.wait(); }
+
+  // The next block's events; false at the end or on an error (status()).
+  bool Next(const ScenarioEvent*& begin, const ScenarioEvent*& end) {
+    while (true) {
+      if (pos_ < cur_count_) {
+        const std::vector<ScenarioEvent>& evs = cur_[pos_++];
+        begin = evs.data();
+        end = evs.data() + evs.size();
+        if (begin != end) return true;
+        continue;
+      }
+      if (next_first_ >= stream_.num_blocks() || !status_.ok()) return false;
+      tasks_.wait();
+      for (size_t i = 0; i < next_count_; ++i) {
+        if (!next_status_[i].ok()) {
+          status_ = next_status_[i];
+          return false;
+        }
+      }
+      std::swap(cur_, next_);
+      cur_count_ = next_count_;
+      pos_ = 0;
+      StartDecode(next_first_ + next_count_);
+    }
+  }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  void StartDecode(size_t first) {
+    next_first_ = first;
+    next_count_ = first >= stream_.num_blocks() ? 0 : std::min(batch_, stream_.num_blocks() - first);
+    if (next_count_ == 0) return;
+    tasks_.run([this, first] {
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, next_count_, 1), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i != r.end(); ++i) next_status_[i] = stream_.ReadBlock(first + i, next_[i]);
+      }, tbb::simple_partitioner());
+    });
+  }
+
+  const EventStream& stream_;
+  const size_t batch_;
+  std::vector<std::vector<ScenarioEvent>> cur_, next_;
+  std::vector<absl::Status> next_status_;
+  size_t cur_count_ = 0, pos_ = 0;
+  size_t next_first_ = 0, next_count_ = 0;
+  absl::Status status_;
+  tbb::task_group tasks_;
+};
+
+Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options)
+    : Engine(scenario, IndexScenario(scenario), sink, options) {
+  ev_next_ = scenario.events.data();
+  ev_end_ = scenario.events.data() + scenario.events.size();
+}
+
+Engine::Engine(const EventStream& stream, ScenarioIndex index, LogSink& sink, const RunOptions& options)
+    : Engine(stream.head(), std::move(index), sink, options) {
+  // One block per batch: the engine's thread is busy simulating, so one
+  // other thread decodes, and far faster than the engine consumes; each
+  // batch in memory costs a block of request objects (64Ki x ~430 bytes).
+  blocks_ = std::make_unique<BlockReader>(stream, 1);
+}
+
+Engine::~Engine() = default;
+
+void Engine::NextBlock() {
+  if (!blocks_->Next(ev_next_, ev_end_)) {
+    ev_next_ = ev_end_ = nullptr;
+    stream_status_ = blocks_->status();
+    blocks_.reset();
+  }
+}
+
+Engine::Engine(const Scenario& scenario, ScenarioIndex index, LogSink& sink, const RunOptions& options)
+    : sc_(scenario),
+      sink_(sink),
+      opt_(options),
+      knobs_(options.knobs.value_or(scenario.knobs)),
+      index_(std::move(index)) {
+  // Every capacity unit the scenario can mention; ids follow name order so
+  // that "units by name" is "units by id".
+  unit_names_.assign(index_.units.begin(), index_.units.end());
   for (size_t i = 0; i < unit_names_.size(); ++i) unit_ids_[unit_names_[i]] = static_cast<int32_t>(i);
   const size_t nu = unit_names_.size();
   se_.assign(nu, 0);
@@ -81,48 +153,9 @@ Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& option
     time_limit_reasons_.push_back(absl::StrCat(Sv(reasons::kTimeLimitPrefix), a.reason));
   }
   jobs_.reserve(static_cast<size_t>(sc_.submit_count));
-  job_ids_.reserve(static_cast<size_t>(sc_.submit_count));
   // Name ranks give victim order its final, unique tie-break without string
-  // comparisons on the hot path: submit_rank_[k] is the rank by name of the
-  // k-th named SubmitServiceJob request (equal names share the rank of the
-  // last of them). Sorted with TBB; the order (name, position) is total, so
-  // the ranks do not depend on the thread count.
-  std::vector<std::string_view> job_names;
-  job_names.reserve(static_cast<size_t>(sc_.submit_count));
-  for (const ScenarioEvent& ev : sc_.events) {
-    if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request); r && r->job_name) {
-      job_names.push_back(*r->job_name);
-    }
-  }
-  // Each name's first 8 bytes as a big-endian integer decide most
-  // comparisons without touching the strings (names have no NUL bytes, so
-  // zero padding orders a prefix first, as string comparison does).
-  struct NameKey {
-    uint64_t prefix;
-    int32_t index;
-  };
-  std::vector<NameKey> by_name(job_names.size());
-  for (size_t i = 0; i < by_name.size(); ++i) {
-    uint64_t p = 0;
-    const std::string_view n = job_names[i];
-    for (size_t k = 0; k < 8; ++k) p = (p << 8) | (k < n.size() ? static_cast<unsigned char>(n[k]) : 0u);
-    by_name[i] = NameKey{p, static_cast<int32_t>(i)};
-  }
-  auto same_name = [&](const NameKey& a, const NameKey& b) {
-    return a.prefix == b.prefix && job_names[a.index] == job_names[b.index];
-  };
-  tbb::parallel_sort(by_name.begin(), by_name.end(), [&](const NameKey& a, const NameKey& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    const int c = job_names[a.index].compare(job_names[b.index]);
-    return c != 0 ? c < 0 : a.index < b.index;
-  });
-  submit_rank_.resize(by_name.size());
-  for (size_t i = 0; i < by_name.size();) {
-    size_t end = i + 1;
-    while (end < by_name.size() && same_name(by_name[end], by_name[i])) ++end;
-    for (size_t k = i; k < end; ++k) submit_rank_[by_name[k].index] = static_cast<int32_t>(end - 1);
-    i = end;
-  }
+  // comparisons on the hot path, and requests find jobs by rank.
+  rank_job_.assign(static_cast<size_t>(index_.job_names.num_names()), kNone);
 }
 
 int32_t Engine::UnitOf(std::string_view name) const {
@@ -137,14 +170,13 @@ RunStats Engine::Run() {
   for (int32_t u = 0; u < NumUnits(); ++u) {
     if (se_[u] > 0) sink_.OnCapacity(CapacityRecord{0, unit_names_[u], se_[u]});
   }
-  const size_t n_events = sc_.events.size();
-  size_t next = 0;
   SimTime end_time = 0;
   while (true) {
-    bool have_sc = next < n_events;
+    const ScenarioEvent* next = PeekScenarioEvent();
+    bool have_sc = next != nullptr;
     bool have_int = !queue_.empty();
     if (!have_sc && !have_int) break;
-    SimTime t = have_sc ? sc_.events[next].time : queue_.top().time;
+    SimTime t = have_sc ? next->time : queue_.top().time;
     if (have_int && queue_.top().time < t) t = queue_.top().time;
     if (knobs_.horizon && t > *knobs_.horizon) {
       end_time = *knobs_.horizon;
@@ -154,10 +186,10 @@ RunStats Engine::Run() {
     end_time = t;
     bool passed = false;
     while (true) {
-      while (next < n_events && sc_.events[next].time == t) {
+      for (const ScenarioEvent* ev; (ev = PeekScenarioEvent()) != nullptr && ev->time == t;) {
         ++stats_.events_processed;
-        ApplyScenarioEvent(sc_.events[next]);
-        ++next;
+        ++ev_next_;  // the event stays valid until the next PeekScenarioEvent()
+        ApplyScenarioEvent(*ev);
         AfterEvent();
       }
       while (!queue_.empty() && queue_.top().time == t) {
@@ -208,9 +240,9 @@ void Engine::Reject(const ScenarioEvent& ev, const absl::Status& status) {
 Engine::JobFactsHolder Engine::FactsOf(const std::optional<std::string>& job_id) const {
   JobFactsHolder h;
   if (!job_id) return h;
-  auto it = job_ids_.find(*job_id);
-  if (it == job_ids_.end()) return h;
-  h.id = it->second;
+  const int32_t rank = index_.job_names.Find(*job_id);
+  if (rank == JobNames::kNotFound || rank_job_[rank] == kNone) return h;
+  h.id = rank_job_[rank];
   const Job& j = jobs_[h.id];
   h.facts.exists = true;
   h.facts.terminal = IsTerminal(j.status);
@@ -229,7 +261,7 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
       [&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
         if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
-          const int32_t ordinal = r.job_name ? next_submit_++ : kNone;
+          const int64_t ordinal = r.job_name ? next_submit_++ : kNone;
           ApplySubmit(ev, r, ordinal);
         } else if constexpr (std::is_same_v<T, UpdateServiceJobRequest>) {
           JobFactsHolder h = FactsOf(r.job_id);
@@ -238,7 +270,7 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
         } else if constexpr (std::is_same_v<T, TerminateServiceJobRequest>) {
           JobFactsHolder h = FactsOf(r.job_id);
           if (absl::Status s = ValidateTerminateServiceJob(r, h.facts); !s.ok()) return Reject(ev, s);
-          Terminate(h.id, *r.reason);
+          Terminate(h.id, *interned_.insert(*r.reason).first);
         } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest>) {
           bool exists = r.quota_share_name && share_ids_.contains(*r.quota_share_name);
           if (absl::Status s = ValidateCreateQuotaShare(r, sc_.job_queue.name, NumShares(), exists);
@@ -270,7 +302,7 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
       ev.request);
 }
 
-void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r, int32_t ordinal) {
+void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r, int64_t ordinal) {
   ShareFacts facts;
   int32_t s = kNone;
   if (r.quota_share_name) {
@@ -285,14 +317,18 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   const int32_t id = static_cast<int32_t>(jobs_.size());
   jobs_.emplace_back();
   Job& j = jobs_.back();
-  j.req = &r;
   j.share = s;
   j.unit = UnitOf(r.instance_type);
+  // The parsers keep these within int32 and validation within their ranges.
   j.n = r.instance_count;
   j.priority = static_cast<int32_t>(r.scheduling_priority.value_or(0));
-  j.name_rank = submit_rank_[ordinal];  // validation rejects a submission without a name
-  j.created_at = now_;
-  job_ids_[*r.job_name] = id;
+  j.name_rank = index_.job_names.RankOf(ordinal);  // validation rejects a submission without a name
+  j.run_time = r.run_time;
+  j.outcome = r.outcome;
+  j.retry_attempts = static_cast<int16_t>(r.retry_attempts.value_or(1));
+  j.attempt_limit_s = static_cast<int32_t>(r.attempt_duration_seconds.value_or(-1));
+  j.preemption_retries = static_cast<int32_t>(r.preemption_retries.value_or(-1));
+  rank_job_[j.name_rank] = id;
   ++stats_.jobs_submitted;
   ++status_count_[static_cast<int>(JobStatus::kSubmitted)];
   EmitJob(id, JobStatus::kSubmitted, "");
@@ -398,10 +434,10 @@ void Engine::ApplyInternalEvent(const Event& ev) {
       if (j.status != JobStatus::kStarting || j.attempt != ev.tag || j.draining) return;
       SetStatus(ev.job, JobStatus::kRunning);
       EmitJob(ev.job, JobStatus::kRunning, j.reason);
-      const SimTime run = j.req->run_time;
-      const std::optional<int64_t>& limit = j.req->attempt_duration_seconds;
-      if (limit && run > *limit * kMillisPerSecond) {
-        Push(now_ + *limit * kMillisPerSecond, EventType::kAttemptEnd, ev.job, j.attempt, 1);
+      const SimTime run = j.run_time;
+      const int64_t limit = j.attempt_limit_s;
+      if (limit >= 0 && run > limit * kMillisPerSecond) {
+        Push(now_ + limit * kMillisPerSecond, EventType::kAttemptEnd, ev.job, j.attempt, 1);
       } else {
         Push(now_ + run, EventType::kAttemptEnd, ev.job, j.attempt, 0);
       }
@@ -411,13 +447,13 @@ void Engine::ApplyInternalEvent(const Event& ev) {
       if (j.status != JobStatus::kRunning || j.attempt != ev.tag || j.draining) return;
       const bool timeout = ev.aux == 1;
       Release(ev.job);
-      if (!timeout && j.req->outcome == JobOutcome::kSucceeded) {
+      if (!timeout && j.outcome == JobOutcome::kSucceeded) {
         Finish(ev.job, JobStatus::kSucceeded, "", false);
         return;
       }
       std::string_view why = timeout ? reasons::kAttemptTimeout : reasons::kSimulatedFailure;
       ++j.failed_attempts;
-      if (j.failed_attempts < j.req->retry_attempts.value_or(1)) {
+      if (j.failed_attempts < j.retry_attempts) {
         MakeRunnable(ev.job, why);
       } else {
         Finish(ev.job, JobStatus::kFailed, why, false);
@@ -450,8 +486,8 @@ void Engine::EndDrain(int32_t id) {
   std::vector<PreemptedAttempt>& recent = recent_[id];
   recent.insert(recent.begin(), PreemptedAttempt{j.dispatched_at, now_, runnable_reason});
   if (recent.size() > kRecentPreemptions) recent.pop_back();
-  const std::optional<int64_t>& retries = j.req->preemption_retries;
-  if (retries && j.preempted_count > *retries - (QsMutant(6) ? 1 : 0)) {
+  const int32_t retries = j.preemption_retries;
+  if (retries >= 0 && j.preempted_count > retries - (QsMutant(6) ? 1 : 0)) {
     Finish(id, JobStatus::kFailed, reasons::kPreemptionRetriesExhausted, true);
   } else {
     MakeRunnable(id, runnable_reason, true);
@@ -493,7 +529,7 @@ void Engine::Terminate(int32_t id, std::string_view reason) {
 void Engine::SetStatus(int32_t id, JobStatus st) {
   Job& j = jobs_[id];
   if (IsTerminal(j.status)) {
-    Violation(absl::StrCat("invariant 4: terminal job ", *j.req->job_name, " changed to ",
+    Violation(absl::StrCat("invariant 4: terminal job ", Sv(NameOf(j)), " changed to ",
                            JobStatusName(st)));
   }
   --status_count_[static_cast<int>(j.status)];
@@ -599,7 +635,7 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
   if (j.has_parts) parts_[id] = parts;
   j.borrowed_total = 0;
   for (const Part& p : parts) {
-    j.borrowed_total += p.qty;
+    j.borrowed_total += static_cast<int32_t>(p.qty);  // parts sum to at most n
     if (p.lender == UnassignedLender()) {
       unassigned_lent_[j.unit] += p.qty;
     } else {
@@ -997,7 +1033,7 @@ bool Engine::TryReclaim(int32_t s, int32_t id) {
   if (victims.empty()) return false;
   const Job& j = jobs_[id];
   if (opt_.check_invariants && Headroom(s, j.unit) >= j.n && FreeFor(id) >= j.n) {
-    Violation(absl::StrCat("invariant 6: cross-share preemption for ", *j.req->job_name,
+    Violation(absl::StrCat("invariant 6: cross-share preemption for ", Sv(NameOf(j)),
                            " although it fits without"));
   }
   StartPreemption(id, victims, PreemptionType::kCrossShare);
@@ -1148,7 +1184,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     ++v.reason_epoch;
     JobRecord r = BaseRecord(vid, v.status, v.reason);
     r.preemption = type;
-    r.preempted_for = *j.req->job_name;
+    r.preempted_for = NameOf(j);
     r.preempted_for_slot = id;
     sink_.OnJob(r);
     Push(now_ + knobs_.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
@@ -1172,7 +1208,7 @@ JobRecord Engine::BaseRecord(int32_t id, JobStatus st, std::string_view reason) 
   const Job& j = jobs_[id];
   JobRecord r;
   r.time = now_;
-  r.job_name = *j.req->job_name;
+  r.job_name = NameOf(j);
   r.job_slot = id;
   r.share_name = shares_[j.share].name;
   r.status = st;
@@ -1216,7 +1252,7 @@ void Engine::EmitSnapshot() {
     }
     if (best == kNone) break;
     const Job& j = jobs_[its[best]->id];
-    rec.front_of_queue.push_back(SnapshotJob{*j.req->job_name, j.runnable_since});
+    rec.front_of_queue.push_back(SnapshotJob{NameOf(j), j.runnable_since});
     ++its[best];
   }
   for (int32_t s = 0; s < NumShares(); ++s) {
@@ -1224,7 +1260,7 @@ void Engine::EmitSnapshot() {
     SnapshotShare ss;
     ss.share_name = sh.name;
     if (const int32_t h = Head(s); h != kNone) {
-      ss.front.push_back(SnapshotJob{*jobs_[h].req->job_name, jobs_[h].runnable_since});
+      ss.front.push_back(SnapshotJob{NameOf(jobs_[h]), jobs_[h].runnable_since});
     }
     for (int32_t u = 0; u < NumUnits(); ++u) {
       const int64_t use = sh.own[u] + sh.borrowed[u];
@@ -1314,7 +1350,7 @@ void Engine::AfterPass() {
     const bool pending = j.status == JobStatus::kRunnable && j.res_epoch == d.epoch;
     if (!pending) continue;
     if (now_ > d.deadline) {
-      Violation(absl::StrCat("invariant 5: ", *j.req->job_name,
+      Violation(absl::StrCat("invariant 5: ", Sv(NameOf(j)),
                              " reclaimed capacity but did not start by ", FormatSeconds(d.deadline)));
       continue;
     }
@@ -1396,17 +1432,17 @@ void Engine::Recount() {
           r.lent[p.lender * nu + j.unit] += p.qty;
         }
       }
-      if (sum != j.n) Violation(absl::StrCat("invariant 4: job ", *j.req->job_name, " holds ", sum, " of ", j.n));
+      if (sum != j.n) Violation(absl::StrCat("invariant 4: job ", Sv(NameOf(j)), " holds ", sum, " of ", j.n));
       r.use[j.unit] += j.n;
     } else if (j.own != 0 || j.has_parts) {
-      Violation(absl::StrCat("invariant 4: job ", *j.req->job_name, " holds capacity while ",
+      Violation(absl::StrCat("invariant 4: job ", Sv(NameOf(j)), " holds capacity while ",
                              JobStatusName(j.status)));
     }
     if (j.status == JobStatus::kRunnable) {
       ++r.queued[j.share];
       if (j.unit != kNone) r.hold[j.unit] += j.hold;
     } else if (j.hold != 0) {
-      Violation(absl::StrCat("job ", *j.req->job_name, " keeps a hold while ", JobStatusName(j.status)));
+      Violation(absl::StrCat("job ", Sv(NameOf(j)), " keeps a hold while ", JobStatusName(j.status)));
     }
   }
   auto same = [nu](const int64_t* counted, const std::vector<int64_t>& kept) {
@@ -1451,7 +1487,7 @@ void Engine::CheckReclaimFired() {
       }
     }
     if (Headroom(s, u) + gain_h >= j.n && FreeFor(id) + gain_f >= j.n) {
-      Violation(absl::StrCat("invariant 5: head ", *j.req->job_name, " of ", sh.name,
+      Violation(absl::StrCat("invariant 5: head ", Sv(NameOf(j)), " of ", sh.name,
                              " fits its limit and reclaim is possible, but nothing was started"));
     }
   }
@@ -1461,7 +1497,7 @@ void Engine::CheckEndOfRun() {
   if (knobs_.horizon) return;  // jobs may legitimately be cut off
   for (const Job& j : jobs_) {
     if (IsDispatched(j.status) || j.status == JobStatus::kSubmitted) {
-      Violation(absl::StrCat("invariant 4: job ", *j.req->job_name, " left ", JobStatusName(j.status),
+      Violation(absl::StrCat("invariant 4: job ", Sv(NameOf(j)), " left ", JobStatusName(j.status),
                              " with no event pending"));
     }
   }
@@ -1472,6 +1508,20 @@ void Engine::CheckEndOfRun() {
 RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options) {
   engine_internal::Engine engine(scenario, sink, options);
   return engine.Run();
+}
+
+absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, LogSink& sink, const RunOptions& options) {
+  absl::StatusOr<ScenarioIndex> index = IndexEventStream(stream);
+  if (!index.ok()) return index.status();
+  return RunFastEngine(stream, *std::move(index), sink, options);
+}
+
+absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, ScenarioIndex index, LogSink& sink,
+                                       const RunOptions& options) {
+  engine_internal::Engine engine(stream, std::move(index), sink, options);
+  RunStats stats = engine.Run();
+  if (!engine.stream_status().ok()) return engine.stream_status();
+  return stats;
 }
 
 }  // namespace qs

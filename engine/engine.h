@@ -19,6 +19,11 @@
 //    only until the head fits, so it looks at the victims it takes, not at
 //    all dispatched jobs (it walks all candidates only when even they are
 //    not enough).
+//  * Scenario events come from a Scenario held whole or, in a streamed run
+//    (engine/event_stream.h), one block at a time, the next block decoded
+//    on a oneTBB task meanwhile. The job record copies the facts of its
+//    request and names live in the ScenarioIndex, so nothing points into a
+//    block once its events are applied.
 //  * The share order keeps each share's use/limit ratio until the share is
 //    touched, and sorts from the last round's order.
 //  * Accounting (Own, Lent, Borrowed per share and unit; use and holds per
@@ -36,6 +41,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <queue>
 #include <span>
 #include <string>
@@ -44,11 +50,14 @@
 
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_set.h"
 #include "absl/status/status.h"
 #include "engine/event_log.h"
+#include "engine/event_stream.h"
 #include "engine/internal/mutants.h"
 #include "engine/run.h"
 #include "engine/scenario.h"
+#include "engine/scenario_index.h"
 #include "engine/validation.h"
 
 namespace qs {
@@ -60,11 +69,19 @@ class Engine {
   // the event queue) on engine state through this class.
   friend class EngineBenchProbe;
 
+  // A scenario held whole.
   Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options);
+  // A scenario read block by block (`index` from IndexEventStream(stream));
+  // the next blocks are decoded on a oneTBB task while the run goes on.
+  Engine(const EventStream& stream, ScenarioIndex index, LogSink& sink, const RunOptions& options);
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
+  ~Engine();
 
   RunStats Run();
+  // OK, or the error that stopped a streamed run early (a block that no
+  // longer reads as it did when indexed).
+  const absl::Status& stream_status() const { return stream_status_; }
 
   // Invariants 1-4 of the spec (limits, lending, conservation) on the
   // current state: OkStatus, or an InternalError naming every violation.
@@ -116,15 +133,16 @@ class Engine {
       return name_rank < o.name_rank;
     }
   };
-  // The per-job record: 128 bytes (static_asserts below). Borrowed parts and
-  // the recent preempted attempts, which few jobs have, live in side tables
-  // (parts_, recent_) keyed by job id. The fields a pass reads for every head
-  // it looks at come first, so that they share one 64-byte line (the record
-  // is line-aligned).
+  // The per-job record: 128 bytes (static_asserts below), the request's
+  // facts included, so that a streamed run keeps nothing else per job but
+  // its name (index_.job_names). Borrowed parts and the recent preempted
+  // attempts, which few jobs have, live in side tables (parts_, recent_)
+  // keyed by job id. The fields a pass reads for every head it looks at come
+  // first, so that they share one 64-byte line (the record is line-aligned).
   struct alignas(64) Job {
     // Read by every pass (LookAt, phases 1-3, victim choice).
     int64_t n = 0;
-    std::string_view reason;
+    std::string_view reason;  // static text, time_limit_reasons_ or interned_
     int32_t share = -1;
     int32_t unit = -1;
     int32_t priority = 0;
@@ -140,9 +158,10 @@ class Engine {
     // While dispatched.
     int64_t own = 0;
     // The rest.
-    int64_t borrowed_total = 0;
-    const SubmitServiceJobRequest* req = nullptr;
-    SimTime created_at = 0;
+    int32_t borrowed_total = 0;  // <= n, an int32 API count
+    int16_t retry_attempts = 1;  // retryStrategy.attempts (validated 1..10)
+    JobOutcome outcome = JobOutcome::kSucceeded;
+    SimTime run_time = 0;        // simulation.runSeconds, in ms
     SimTime dispatched_at = 0;
     SimTime runnable_since = 0;
     uint32_t attempt = 0;
@@ -151,6 +170,8 @@ class Engine {
     int32_t preempted_count = 0;
     int32_t beneficiary = -1;
     uint32_t beneficiary_epoch = 0;
+    int32_t attempt_limit_s = -1;     // timeoutConfig.attemptDurationSeconds, -1 none
+    int32_t preemption_retries = -1;  // preemptionRetriesBeforeTermination, -1 none
   };
   static_assert(sizeof(Job) <= 128, "the job record must stay compact (issue #3)");
   static_assert(offsetof(Job, own) + sizeof(int64_t) <= 64, "the pass's fields must share the first line");
@@ -199,12 +220,20 @@ class Engine {
   int32_t NumUnits() const { return static_cast<int32_t>(unit_names_.size()); }
   int32_t UnassignedLender() const { return 1 << 20; }
   int32_t UnitOf(std::string_view name) const;
+  std::string_view NameOf(const Job& j) const { return index_.job_names.Name(j.name_rank); }
+  // The next scenario event, or nullptr at the end (or when a streamed
+  // block fails: stream_status_).
+  const ScenarioEvent* PeekScenarioEvent() {
+    if (ev_next_ == ev_end_ && blocks_) NextBlock();
+    return ev_next_ != ev_end_ ? ev_next_ : nullptr;
+  }
+  void NextBlock();
   std::string_view LenderName(int32_t t) const;
 
   void Push(SimTime time, EventType type, int32_t job, uint32_t tag, int32_t aux);
   void ApplyScenarioEvent(const ScenarioEvent& ev);
   void ApplyInternalEvent(const Event& ev);
-  void ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r, int32_t ordinal);
+  void ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r, int64_t ordinal);
   void Reject(const ScenarioEvent& ev, const absl::Status& status);
   JobFactsHolder FactsOf(const std::optional<std::string>& job_id) const;
   void CreateShare(const CreateQuotaShareRequest& r);
@@ -288,16 +317,30 @@ class Engine {
   void CheckReclaimFired();
   void CheckEndOfRun();
 
-  const Scenario& sc_;
+  // Both constructors end here: `scenario` gives everything but the events.
+  Engine(const Scenario& scenario, ScenarioIndex index, LogSink& sink, const RunOptions& options);
+
+  const Scenario& sc_;  // configuration only: events come from ev_next_
   LogSink& sink_;
   const RunOptions opt_;
   const Knobs knobs_;
+  const ScenarioIndex index_;
 
-  std::vector<std::string_view> unit_names_;  // sorted; index = unit id
+  // Scenario events not yet applied: [ev_next_, ev_end_) of the whole
+  // scenario, or of the current block of a streamed one (blocks_).
+  class BlockReader;
+  const ScenarioEvent* ev_next_ = nullptr;
+  const ScenarioEvent* ev_end_ = nullptr;
+  std::unique_ptr<BlockReader> blocks_;
+  absl::Status stream_status_;
+
+  std::vector<std::string_view> unit_names_;  // sorted; index = unit id (views of index_.units)
   absl::flat_hash_map<std::string_view, int32_t> unit_ids_;
-  std::vector<int32_t> submit_rank_;  // by ordinal of named submissions: rank of the name
-  int32_t next_submit_ = 0;
-  absl::flat_hash_map<std::string_view, int32_t> job_ids_;
+  int64_t next_submit_ = 0;        // ordinal of the next named submission
+  std::vector<int32_t> rank_job_;  // by name rank: the job submitted under it, or -1
+  // TerminateServiceJob reasons, which outlive a streamed block in the job
+  // records (Job::reason).
+  absl::node_hash_set<std::string> interned_;
   absl::flat_hash_map<std::string, int32_t> share_ids_;  // owns keys: shares_ reallocates
   std::vector<std::string> time_limit_reasons_;
 

@@ -26,8 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "engine/event_log.h"
+#include "engine/event_stream.h"
 #include "engine/scenario.h"
+#include "engine/scenario_index.h"
 
 namespace qs {
 
@@ -54,6 +57,17 @@ struct RunStats {
 };
 
 RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options);
+// The same run of a scenario read block by block (engine/event_stream.h):
+// the same records, in a fraction of the memory. It first reads every block
+// once (IndexEventStream), so a malformed stream is an error before any
+// record is written; an error while running (a block that no longer reads
+// as it did) ends the run and is returned.
+absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, LogSink& sink, const RunOptions& options);
+// The same with the index already made (IndexEventStream(stream),
+// engine/scenario_index.h): `quotasim run` checks the file before it creates
+// any output.
+absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, ScenarioIndex index, LogSink& sink,
+                                       const RunOptions& options);
 // check_invariants = false skips the reference's own (slow, string-keyed)
 // invariant checks: for callers that only compare its decisions (the
 // differential fuzzer, benchmarks).

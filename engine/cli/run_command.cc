@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,10 @@
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/event_log.h"
+#include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
+#include "engine/scenario_index.h"
 #include "engine/scenario_json.h"
 #include "engine/summary.h"
 #include "oneapi/tbb/global_control.h"
@@ -95,11 +98,27 @@ int RunCommand(const std::vector<std::string>& args) {
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(workers));
 
-  absl::StatusOr<Scenario> scenario = gen::LoadAnyScenarioFile(scenario_path);
-  if (!scenario.ok()) {
-    std::cerr << "quotasim: " << scenario.status().message() << "\n";
-    return scenario.status().code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument
-                                                                          : kExitError;
+  auto failed = [](const absl::Status& status) {
+    std::cerr << "quotasim: " << status.message() << "\n";
+    return status.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
+  };
+  // A .qsb run on the fast engine streams the file: the engine keeps its
+  // compact job records and decodes the blocks as it reaches them. Every
+  // block is read and checked once before any output is created.
+  std::unique_ptr<gen::QsbFileStream> stream;
+  std::optional<ScenarioIndex> index;
+  absl::StatusOr<Scenario> scenario;
+  if (engine_name == "fast" && gen::IsQsbPath(scenario_path)) {
+    absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> opened =
+        gen::QsbFileStream::Open(scenario_path, gen::PhysicalMemoryBytes());
+    if (!opened.ok()) return failed(opened.status());
+    stream = *std::move(opened);
+    absl::StatusOr<ScenarioIndex> indexed = IndexEventStream(*stream);
+    if (!indexed.ok()) return failed(indexed.status());
+    index = *std::move(indexed);
+  } else {
+    scenario = gen::LoadAnyScenarioFile(scenario_path);
+    if (!scenario.ok()) return failed(scenario.status());
   }
 
   std::unique_ptr<std::ofstream> events_file;
@@ -120,8 +139,15 @@ int RunCommand(const std::vector<std::string>& args) {
   RunOptions options;
   options.check_invariants = vm.count("no-check") == 0;
   options.full_invariant_check = vm.count("full-check") > 0;
-  RunStats stats = engine_name == "fast" ? RunFastEngine(*scenario, tee, options)
-                                         : RunReferenceEngine(*scenario, tee, options.check_invariants);
+  RunStats stats;
+  if (stream) {
+    absl::StatusOr<RunStats> streamed = RunFastEngine(*stream, *std::move(index), tee, options);
+    if (!streamed.ok()) return failed(streamed.status());
+    stats = *std::move(streamed);
+  } else {
+    stats = engine_name == "fast" ? RunFastEngine(*scenario, tee, options)
+                                  : RunReferenceEngine(*scenario, tee, options.check_invariants);
+  }
   if (writer) {
     writer->Flush();
     if (!*events_file) {

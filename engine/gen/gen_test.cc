@@ -166,7 +166,7 @@ TEST(MemoryBudgetTest, RefusesOnlyWhatCannotFit) {
   const absl::Status st = CheckMemoryBudget(100'000'000, uint64_t{24} << 30, "quotasim gen");
   EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted);
   const std::string m(st.message());
-  EXPECT_NE(m.find("quotasim gen: 100000000 scenario events need at least 46.6 GiB of memory (500 bytes per event)"),
+  EXPECT_NE(m.find("quotasim gen: 100000000 scenario events need at least 46.6 GiB of memory (500 bytes each)"),
             std::string::npos)
       << m;
   EXPECT_NE(m.find("this machine has 24.0 GiB"), std::string::npos) << m;

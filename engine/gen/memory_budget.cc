@@ -29,7 +29,7 @@ uint64_t PhysicalMemoryBytes() {
 }
 
 absl::Status CheckMemoryBudget(uint64_t events, uint64_t memory_bytes, std::string_view what,
-                               uint64_t bytes_per_event) {
+                               uint64_t bytes_per_event, std::string_view noun) {
   if (memory_bytes == 0) return absl::OkStatus();
   bytes_per_event = std::max<uint64_t>(1, bytes_per_event);
   const uint64_t need = events > std::numeric_limits<uint64_t>::max() / bytes_per_event
@@ -37,8 +37,8 @@ absl::Status CheckMemoryBudget(uint64_t events, uint64_t memory_bytes, std::stri
                             : events * bytes_per_event;
   if (need <= memory_bytes) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
-      std::string(what), ": ", events, " scenario events need at least ", GiB(need), " of memory (",
-      bytes_per_event, " bytes per event), and this machine has ",
+      std::string(what), ": ", events, " ", std::string(noun), " need at least ", GiB(need), " of memory (",
+      bytes_per_event, " bytes each), and this machine has ",
       GiB(memory_bytes), "; use fewer jobs or a larger machine"));
 }
 

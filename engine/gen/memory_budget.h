@@ -1,10 +1,12 @@
 // File: engine/gen/memory_budget.h
 //
 // A refusal, before the work starts, of runs that cannot fit in memory.
-// `quotasim run` and `quotasim gen --out X.json` hold the whole scenario as
-// request objects: 1e7 generated jobs took 6.7 GB to run and 6.2 GB to
-// generate that way (about 670 and 620 bytes per event); `gen --out X.qsb`
-// holds the drawn jobs and encoded blocks (1.8 GB, about 180 bytes). A run
+// `quotasim gen --out X.json`, and `quotasim run` of a .json scenario or on
+// the reference engine, hold the whole scenario as request objects: 1e7
+// generated jobs took 6.7 GB to run and 6.2 GB to generate that way (about
+// 670 and 620 bytes per event); `gen --out X.qsb` holds the drawn jobs and
+// encoded blocks (about 180-210 bytes per event), and `run X.qsb` on the fast
+// engine streams the blocks and keeps a 128-byte record per job. A run
 // larger than the machine's memory would otherwise end in the kernel's OOM
 // killer, with no message, after minutes of work: --jobs goes up to 1e8.
 // The constants are lower bounds under those figures, so the check refuses
@@ -23,6 +25,9 @@ inline constexpr uint64_t kMinBytesPerEvent = 500;
 // `quotasim gen --out X.qsb` holds the drawn jobs and the encoded blocks,
 // not the request objects (GenerateQsb).
 inline constexpr uint64_t kMinGenQsbBytesPerEvent = 100;
+// `quotasim run X.qsb` streams the events (QsbFileStream) and keeps the
+// fast engine's 128-byte record per job: a bound per job submission.
+inline constexpr uint64_t kMinStreamRunBytesPerJob = 128;
 
 // Physical memory of this machine (sysconf), or 0 when unknown (the check
 // is then skipped).
@@ -30,9 +35,11 @@ uint64_t PhysicalMemoryBytes();
 
 // OK when `events` scenario events fit in `memory_bytes` at
 // bytes_per_event (or memory_bytes is 0); otherwise an error that names
-// `what` (a file or "quotasim gen") and both sizes.
+// `what` (a file or "quotasim gen") and both sizes. `noun` names what is
+// counted.
 absl::Status CheckMemoryBudget(uint64_t events, uint64_t memory_bytes, std::string_view what,
-                               uint64_t bytes_per_event = kMinBytesPerEvent);
+                               uint64_t bytes_per_event = kMinBytesPerEvent,
+                               std::string_view noun = "scenario events");
 
 }  // namespace qs::gen
 

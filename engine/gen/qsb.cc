@@ -1,6 +1,11 @@
 #include "engine/gen/qsb.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -506,6 +511,73 @@ absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view sou
   return s;
 }
 
+// Version 2's head and block table. Block offsets are file offsets.
+struct BlockRef {
+  uint64_t count = 0, offset = 0, bytes = 0, sum = 0;
+  uint64_t first = 0;  // index of its first event
+};
+struct V2Layout {
+  Scenario head;
+  uint64_t nevents = 0;
+  std::vector<BlockRef> blocks;
+};
+
+// `head` is the head's bytes (checksum already checked), found at file
+// offset kHeaderBytes + 8; body_bytes follow it up to the end of the file.
+absl::StatusOr<V2Layout> ParseV2Head(std::string_view head, uint64_t body_bytes, std::string_view source,
+                                     const std::function<absl::Status(const std::string&)>& err) {
+  Reader rd(head, kHeaderBytes + 8);
+  V2Layout out;
+  out.head = GetHead(rd, source);
+  out.nevents = rd.U();
+  const uint64_t nblocks = rd.U();
+  const uint64_t body_at = kHeaderBytes + 8 + head.size();
+  if (nblocks > body_bytes / 4 + 1) rd.Fail("block count larger than the file can hold");
+  uint64_t total = 0, offset = 0;
+  for (uint64_t b = 0; b < nblocks && rd.ok(); ++b) {
+    BlockRef k;
+    k.count = rd.U();
+    k.bytes = rd.U();
+    k.sum = rd.U();
+    k.first = total;
+    k.offset = body_at + offset;
+    // Every event takes at least 4 bytes.
+    if (k.bytes > body_bytes - offset) rd.Fail(absl::StrCat("event block ", b, " extends beyond the end (truncated?)"));
+    else if (k.count > k.bytes / 4 + 1) rd.Fail(absl::StrCat("event block ", b, " counts more events than it can hold"));
+    total += k.count;
+    offset += k.bytes;
+    out.blocks.push_back(k);
+  }
+  if (rd.ok() && !rd.done()) rd.Fail("trailing bytes after the block table");
+  if (rd.ok() && total != out.nevents) rd.Fail("event count does not match the event blocks");
+  if (rd.ok() && offset != body_bytes) rd.Fail("trailing bytes after the last event block");
+  if (!rd.ok()) return err(rd.error());
+  return out;
+}
+
+// Decodes block b (`bytes`, as found at k.offset) into out[0..k.count):
+// empty, or the error (without the source).
+struct BlockFacts {
+  int64_t submits = 0;
+  SimTime first_time = 0, last_time = 0;
+};
+std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, ScenarioEvent* out, BlockFacts& facts) {
+  if (Fnv1a(bytes) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
+  Reader br(bytes, k.offset);
+  SimTime last = 0;
+  for (uint64_t i = 0; i < k.count && br.ok(); ++i) {
+    ScenarioEvent& ev = out[i];
+    ev = GetEvent(br);
+    if (i == 0) facts.first_time = ev.time;
+    else if (ev.time < last) br.Fail("events are not sorted by time");
+    last = ev.time;
+    if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ++facts.submits;
+  }
+  facts.last_time = last;
+  if (br.ok() && !br.done()) br.Fail(absl::StrCat("trailing bytes in event block ", b));
+  return br.ok() ? std::string() : br.error();
+}
+
 absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, std::string_view source,
                                   uint64_t memory_bytes,
                                   const std::function<absl::Status(const std::string&)>& err) {
@@ -514,75 +586,30 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
   if (head_bytes > payload.size() - 8) return err("head length beyond the end (truncated?)");
   const std::string_view head = payload.substr(8, head_bytes);
   if (Fnv1a(head) != head_sum) return err("checksum mismatch in the head (corrupted file)");
-  Reader rd(head, kHeaderBytes + 8);
-  Scenario s = GetHead(rd, source);
-  const uint64_t nevents = rd.U();
-  const uint64_t nblocks = rd.U();
-  const size_t blocks_at = 8 + head_bytes;
-  const std::string_view body = payload.substr(blocks_at);
-  if (nblocks > body.size() / 4 + 1) rd.Fail("block count larger than the file can hold");
-  struct Block {
-    uint64_t count = 0, offset = 0, bytes = 0, sum = 0;  // offset into body
-    uint64_t first = 0;                                  // index of its first event
-    std::string error;
-    int64_t submits = 0;
-    SimTime first_time = 0, last_time = 0;
-  };
-  std::vector<Block> blocks;
-  uint64_t total = 0, offset = 0;
-  for (uint64_t b = 0; b < nblocks && rd.ok(); ++b) {
-    Block k;
-    k.count = rd.U();
-    k.bytes = rd.U();
-    k.sum = rd.U();
-    k.first = total;
-    k.offset = offset;
-    // Every event takes at least 4 bytes.
-    if (k.bytes > body.size() - offset) rd.Fail(absl::StrCat("event block ", b, " extends beyond the end (truncated?)"));
-    else if (k.count > k.bytes / 4 + 1) rd.Fail(absl::StrCat("event block ", b, " counts more events than it can hold"));
-    total += k.count;
-    offset += k.bytes;
-    blocks.push_back(std::move(k));
-  }
-  if (rd.ok() && !rd.done()) rd.Fail("trailing bytes after the block table");
-  if (rd.ok() && total != nevents) rd.Fail("event count does not match the event blocks");
-  if (rd.ok() && offset != body.size()) rd.Fail("trailing bytes after the last event block");
-  if (!rd.ok()) return err(rd.error());
-  if (absl::Status st = CheckMemoryBudget(nevents, memory_bytes, source); !st.ok()) return st;
+  absl::StatusOr<V2Layout> layout = ParseV2Head(head, payload.size() - 8 - head_bytes, source, err);
+  if (!layout.ok()) return layout.status();
+  Scenario s = std::move(layout->head);
+  const std::vector<BlockRef>& blocks = layout->blocks;
+  if (absl::Status st = CheckMemoryBudget(layout->nevents, memory_bytes, source); !st.ok()) return st;
   // The blocks decode independently, in parallel, each into its own slice
   // of the events; errors are reported for the first bad block, so the
   // result (and the message) never depends on the thread count.
-  s.events.resize(nevents);
+  s.events.resize(layout->nevents);
+  std::vector<std::string> errors(blocks.size());
+  std::vector<BlockFacts> facts(blocks.size());
   tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks.size(), 1), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t b = range.begin(); b != range.end(); ++b) {
-      Block& k = blocks[b];
-      const std::string_view bytes = body.substr(k.offset, k.bytes);
-      if (Fnv1a(bytes) != k.sum) {
-        k.error = absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
-        continue;
-      }
-      Reader br(bytes, kHeaderBytes + blocks_at + k.offset);
-      SimTime last = 0;
-      for (uint64_t i = 0; i < k.count && br.ok(); ++i) {
-        ScenarioEvent& ev = s.events[k.first + i];
-        ev = GetEvent(br);
-        if (i == 0) k.first_time = ev.time;
-        else if (ev.time < last) br.Fail("events are not sorted by time");
-        last = ev.time;
-        if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ++k.submits;
-      }
-      k.last_time = last;
-      if (br.ok() && !br.done()) br.Fail(absl::StrCat("trailing bytes in event block ", b));
-      if (!br.ok()) k.error = br.error();
+      const BlockRef& k = blocks[b];
+      errors[b] = DecodeBlock(payload.substr(k.offset - kHeaderBytes, k.bytes), k, b, &s.events[k.first], facts[b]);
     }
   }, tbb::simple_partitioner());
   int64_t submits = 0;
   for (size_t b = 0; b < blocks.size(); ++b) {
-    if (!blocks[b].error.empty()) return err(blocks[b].error);
-    if (b > 0 && blocks[b].count > 0 && blocks[b - 1].count > 0 && blocks[b].first_time < blocks[b - 1].last_time) {
+    if (!errors[b].empty()) return err(errors[b]);
+    if (b > 0 && blocks[b].count > 0 && blocks[b - 1].count > 0 && facts[b].first_time < facts[b - 1].last_time) {
       return err(absl::StrCat("events are not sorted by time (event block ", b, ")"));
     }
-    submits += blocks[b].submits;
+    submits += facts[b].submits;
   }
   if (submits != s.submit_count) return err("submit count does not match the events");
   if (std::string dup = DuplicateJobName(s); !dup.empty()) return err(dup);
@@ -691,8 +718,136 @@ absl::StatusOr<Scenario> ReadQsbFile(const std::string& path) {
   return DecodeQsb(bytes, path, PhysicalMemoryBytes());
 }
 
+struct QsbFileStream::Impl {
+  std::string source;
+  int fd = -1;         // Open(): the file
+  std::string bytes;   // FromBytes(): the whole file
+  std::vector<BlockRef> blocks;
+  bool v1 = false;
+  Scenario v1_whole;   // version 1: the decoded file, served as one block
+
+  ~Impl() {
+    if (fd >= 0) ::close(fd);
+  }
+  absl::Status Err(const std::string& m) const {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": ", m));
+  }
+  // n bytes at `offset` into out (the caller checked the range).
+  absl::Status Read(uint64_t offset, uint64_t n, std::string& out) const {
+    if (fd < 0) {
+      out.assign(bytes, offset, n);
+      return absl::OkStatus();
+    }
+    out.resize(n);
+    uint64_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::pread(fd, out.data() + done, n - done, static_cast<off_t>(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        return absl::DataLossError(absl::StrCat(source, ": read failed at byte offset ", offset + done,
+                                                got < 0 ? absl::StrCat(": ", std::strerror(errno)) : " (file shrank?)"));
+      }
+      done += static_cast<uint64_t>(got);
+    }
+    return absl::OkStatus();
+  }
+};
+
+QsbFileStream::QsbFileStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+QsbFileStream::~QsbFileStream() = default;
+
+absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::OpenImpl(std::unique_ptr<Impl> impl, uint64_t size,
+                                                                     uint64_t memory_bytes) {
+  auto make = [](std::unique_ptr<Impl> i, Scenario head, size_t n) {
+    auto s = std::unique_ptr<QsbFileStream>(new QsbFileStream(std::move(i)));
+    s->head_ = std::move(head);
+    s->nevents_ = n;
+    return s;
+  };
+  auto err = [&](const std::string& m) { return impl->Err(m); };
+  std::string header;
+  if (size < kHeaderBytes) return err("not a .qsb file (bad magic)");
+  if (absl::Status st = impl->Read(0, kHeaderBytes, header); !st.ok()) return st;
+  if (std::memcmp(header.data(), kMagic, 4) != 0) return err("not a .qsb file (bad magic)");
+  uint32_t version;
+  std::memcpy(&version, header.data() + 4, 4);
+  const uint64_t payload = Get64(header, 8);
+  const uint64_t sum = Get64(header, 16);
+  if (version != 1 && version != 2) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 and 2)"));
+  }
+  if (payload != size - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
+  if (version == 1) {
+    std::string all;
+    if (absl::Status st = impl->Read(0, size, all); !st.ok()) return st;
+    absl::StatusOr<Scenario> s = DecodeQsb(all, impl->source, memory_bytes);
+    if (!s.ok()) return s.status();
+    impl->v1 = true;
+    impl->v1_whole = *std::move(s);
+    Scenario head = impl->v1_whole;
+    head.events.clear();
+    const size_t n = impl->v1_whole.events.size();
+    return make(std::move(impl), std::move(head), n);
+  }
+  if (payload < 8) return err("payload shorter than its head length (truncated?)");
+  std::string len;
+  if (absl::Status st = impl->Read(kHeaderBytes, 8, len); !st.ok()) return st;
+  const uint64_t head_bytes = Get64(len, 0);
+  if (head_bytes > payload - 8) return err("head length beyond the end (truncated?)");
+  std::string head;
+  if (absl::Status st = impl->Read(kHeaderBytes + 8, head_bytes, head); !st.ok()) return st;
+  if (Fnv1a(head) != sum) return err("checksum mismatch in the head (corrupted file)");
+  absl::StatusOr<V2Layout> layout = ParseV2Head(head, payload - 8 - head_bytes, impl->source, err);
+  if (!layout.ok()) return layout.status();
+  if (absl::Status st = CheckMemoryBudget(static_cast<uint64_t>(std::max<int64_t>(0, layout->head.submit_count)),
+                                          memory_bytes, impl->source, kMinStreamRunBytesPerJob, "job submissions");
+      !st.ok()) {
+    return st;
+  }
+  impl->blocks = std::move(layout->blocks);
+  return make(std::move(impl), std::move(layout->head), layout->nevents);
+}
+
+absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::Open(const std::string& path, uint64_t memory_bytes) {
+  auto impl = std::make_unique<Impl>();
+  impl->source = path;
+  impl->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (impl->fd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot open scenario file"));
+  struct stat st;
+  if (::fstat(impl->fd, &st) != 0 || st.st_size < 0) return absl::DataLossError(absl::StrCat(path, ": cannot read"));
+  return OpenImpl(std::move(impl), static_cast<uint64_t>(st.st_size), memory_bytes);
+}
+
+absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::FromBytes(std::string bytes, std::string_view source) {
+  auto impl = std::make_unique<Impl>();
+  impl->source = std::string(source);
+  const uint64_t size = bytes.size();
+  impl->bytes = std::move(bytes);
+  return OpenImpl(std::move(impl), size, 0);
+}
+
+size_t QsbFileStream::num_blocks() const { return impl_->v1 ? 1 : impl_->blocks.size(); }
+
+absl::Status QsbFileStream::ReadBlock(size_t b, std::vector<ScenarioEvent>& out) const {
+  if (impl_->v1) {
+    out = impl_->v1_whole.events;
+    return absl::OkStatus();
+  }
+  const BlockRef& k = impl_->blocks.at(b);
+  thread_local std::string bytes;
+  if (absl::Status st = impl_->Read(k.offset, k.bytes, bytes); !st.ok()) return st;
+  out.resize(k.count);
+  BlockFacts facts;
+  if (std::string e = DecodeBlock(bytes, k, b, out.data(), facts); !e.empty()) return impl_->Err(e);
+  return absl::OkStatus();
+}
+
+bool IsQsbPath(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".qsb") == 0;
+}
+
 absl::StatusOr<Scenario> LoadAnyScenarioFile(const std::string& path) {
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".qsb") == 0) return ReadQsbFile(path);
+  if (IsQsbPath(path)) return ReadQsbFile(path);
   return LoadScenarioFile(path);
 }
 

@@ -34,11 +34,14 @@
 #define QS_ENGINE_GEN_QSB_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/event_stream.h"
 #include "engine/scenario.h"
 
 namespace qs::gen {
@@ -70,6 +73,43 @@ absl::Status WriteQsbFile(const Scenario& s, const std::string& path);
 // Writes already encoded .qsb bytes (EncodeQsb, GenerateQsb) to `path`.
 absl::Status WriteQsbBytes(std::string_view bytes, const std::string& path);
 absl::StatusOr<Scenario> ReadQsbFile(const std::string& path);
+
+// A .qsb file read block by block (an EventStream): what `quotasim run
+// X.qsb` uses, so that the run holds the engine's compact job records, not
+// the request objects. Open() checks the header, the head and the block
+// table; each ReadBlock() reads its block from the file (pread) and checks
+// it as DecodeQsb does, with the same messages. IndexEventStream
+// (engine/scenario_index.h) makes the checks that need every block.
+// Version 1 files, which have no blocks, are decoded whole at Open() and
+// served as one block.
+class QsbFileStream : public EventStream {
+ public:
+  // memory_bytes > 0: refuse, before reading the events, a file whose run
+  // cannot fit in that much memory (kMinStreamRunBytesPerEvent).
+  static absl::StatusOr<std::unique_ptr<QsbFileStream>> Open(const std::string& path, uint64_t memory_bytes = 0);
+  // The same over .qsb bytes in memory (tests, benchmarks); `source` names
+  // them in messages.
+  static absl::StatusOr<std::unique_ptr<QsbFileStream>> FromBytes(std::string bytes, std::string_view source);
+  ~QsbFileStream() override;
+
+  const Scenario& head() const override { return head_; }
+  size_t num_events() const override { return nevents_; }
+  size_t num_blocks() const override;
+  absl::Status ReadBlock(size_t b, std::vector<ScenarioEvent>& out) const override;
+
+ private:
+  struct Impl;
+  explicit QsbFileStream(std::unique_ptr<Impl> impl);
+  // Open() and FromBytes(): the header, head and block table of `size` bytes.
+  static absl::StatusOr<std::unique_ptr<QsbFileStream>> OpenImpl(std::unique_ptr<Impl> impl, uint64_t size,
+                                                                 uint64_t memory_bytes);
+  std::unique_ptr<Impl> impl_;
+  Scenario head_;
+  size_t nevents_ = 0;
+};
+
+// True when `path` names a .qsb file (by its extension).
+bool IsQsbPath(const std::string& path);
 
 // LoadScenarioFile for either format, chosen by the extension (.qsb or not).
 absl::StatusOr<Scenario> LoadAnyScenarioFile(const std::string& path);

@@ -1,0 +1,218 @@
+// A streamed run (QsbFileStream + RunFastEngine(EventStream)) must be the
+// run of the same scenario held whole, byte for byte, and a bad stream must
+// fail as DecodeQsb fails on the same bytes.
+#include <algorithm>
+#include <atomic>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/event_log.h"
+#include "engine/gen/generator.h"
+#include "engine/gen/memory_budget.h"
+#include "engine/gen/qsb.h"
+#include "engine/run.h"
+#include "engine/scenario_index.h"
+#include "engine/scenario_json.h"
+#include "engine/testing/capture.h"
+#include "engine/testing/random_scenario.h"
+#include "gtest/gtest.h"
+#include "oneapi/tbb/task_arena.h"
+
+namespace qs {
+namespace {
+
+gen::GenOptions Gen(int64_t jobs, uint64_t seed) {
+  gen::GenOptions o;
+  o.jobs = jobs;
+  o.shares = 20;
+  o.units = 5;
+  o.seed = seed;
+  o.preemption = true;
+  return o;
+}
+
+testing::Captured CaptureStream(const EventStream& stream) {
+  std::ostringstream out;
+  testing::Captured c;
+  {
+    JsonlWriter w(&out);
+    RunOptions o;
+    o.check_invariants = true;
+    absl::StatusOr<RunStats> stats = RunFastEngine(stream, w, o);
+    EXPECT_TRUE(stats.ok()) << stats.status().message();
+    if (stats.ok()) c.stats = *stats;
+  }
+  c.log = out.str();
+  return c;
+}
+
+void ExpectStreamedEqualsWhole(const Scenario& sc, const std::string& what) {
+  const testing::Captured whole = testing::CaptureFast(sc, /*full_check=*/false);
+  ASSERT_EQ(whole.stats.invariant_violations, 0) << what;
+  for (uint32_t version : {1u, 2u}) {
+    for (size_t block : {size_t{1}, size_t{97}, gen::kQsbBlockEvents}) {
+      if (version == 1 && block != gen::kQsbBlockEvents) continue;
+      if (block == 1 && sc.events.size() > 3000) continue;
+      auto stream = gen::QsbFileStream::FromBytes(gen::EncodeQsb(sc, version, block), "x.qsb");
+      ASSERT_TRUE(stream.ok()) << what << ": " << stream.status().message();
+      for (int threads : {1, 2}) {
+        tbb::task_arena arena(threads);
+        testing::Captured streamed;
+        arena.execute([&] { streamed = CaptureStream(**stream); });
+        EXPECT_EQ(testing::FirstDifference(streamed.log, whole.log), "")
+            << what << ", version " << version << ", blocks of " << block << ", " << threads << " threads";
+        EXPECT_EQ(streamed.stats.events_processed, whole.stats.events_processed) << what;
+        EXPECT_EQ(streamed.stats.invariant_violations, 0) << what;
+      }
+    }
+  }
+}
+
+TEST(StreamTest, StreamedRunEqualsTheRunOfTheWholeScenario) {
+  for (int64_t jobs : {1, 800, 20'000}) {
+    ExpectStreamedEqualsWhole(*gen::Generate(Gen(jobs, 11 + static_cast<uint64_t>(jobs))),
+                              absl::StrCat("generated, ", jobs, " jobs"));
+  }
+  absl::StatusOr<Scenario> nb = LoadScenarioFile(QS_SHARED_DIR "/scenarios/notebook-example.json");
+  ASSERT_TRUE(nb.ok());
+  ExpectStreamedEqualsWhole(*nb, "notebook-example.json");
+  // Random scenarios reach rejections, terminations, limit changes and
+  // snapshots that the generator rarely makes.
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    ExpectStreamedEqualsWhole(testing::RandomScenario(seed), absl::StrCat("random scenario ", seed));
+  }
+  ExpectStreamedEqualsWhole(Scenario{}, "empty scenario");
+}
+
+TEST(StreamTest, AFileStreamReadsWhatWasWritten) {
+  const Scenario sc = *gen::Generate(Gen(3000, 5));
+  const std::string path = ::testing::TempDir() + "stream_test.qsb";
+  ASSERT_TRUE(gen::WriteQsbFile(sc, path).ok());
+  auto stream = gen::QsbFileStream::Open(path);
+  ASSERT_TRUE(stream.ok()) << stream.status().message();
+  EXPECT_EQ(testing::FirstDifference(CaptureStream(**stream).log, testing::CaptureFast(sc, false).log), "");
+  EXPECT_EQ(gen::QsbFileStream::Open(path + ".missing").status().code(), absl::StatusCode::kNotFound);
+  // The memory guard counts job submissions at the engine's record size.
+  const uint64_t need = static_cast<uint64_t>(sc.submit_count) * gen::kMinStreamRunBytesPerJob;
+  EXPECT_TRUE(gen::QsbFileStream::Open(path, need).ok());
+  absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> refused = gen::QsbFileStream::Open(path, need - 1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.status().message().find("3000 job submissions need at least"), std::string::npos)
+      << refused.status().message();
+}
+
+// The error of streaming `bytes` (opening, then indexing), or "".
+std::string StreamError(const std::string& bytes) {
+  auto stream = gen::QsbFileStream::FromBytes(bytes, "x.qsb");
+  if (!stream.ok()) return std::string(stream.status().message());
+  absl::StatusOr<ScenarioIndex> index = IndexEventStream(**stream);
+  return index.ok() ? "" : std::string(index.status().message());
+}
+
+std::string DecodeError(const std::string& bytes) {
+  absl::StatusOr<Scenario> s = gen::DecodeQsb(bytes, "x.qsb");
+  return s.ok() ? "" : std::string(s.status().message());
+}
+
+TEST(StreamTest, BadStreamsFailAsDecodingThemWholeFails) {
+  gen::GenOptions o = Gen(300, 3);
+  Scenario sc = *gen::Generate(o);
+  // Blocks out of time order, checksums intact.
+  Scenario swapped = sc;
+  const size_t r = swapped.events.size() % 50 + 100;
+  std::rotate(swapped.events.begin(), swapped.events.begin() + static_cast<int64_t>(r), swapped.events.end());
+  // A duplicate jobName, in different blocks and in one.
+  Scenario dup = sc, dup_near = sc;
+  std::vector<SubmitServiceJobRequest*> a, b;
+  for (ScenarioEvent& ev : dup.events) {
+    if (auto* q = std::get_if<SubmitServiceJobRequest>(&ev.request)) a.push_back(q);
+  }
+  for (ScenarioEvent& ev : dup_near.events) {
+    if (auto* q = std::get_if<SubmitServiceJobRequest>(&ev.request)) b.push_back(q);
+  }
+  a[250]->job_name = *a[3]->job_name;
+  a[120]->job_name = *a[40]->job_name;  // the earlier repeat is the one named
+  b[8]->job_name = *b[7]->job_name;
+  for (const std::string& bytes :
+       {gen::EncodeQsb(swapped, 2, 50), gen::EncodeQsb(dup, 2, 50), gen::EncodeQsb(dup_near, 2, 50),
+        gen::EncodeQsb(dup, 1)}) {
+    const std::string want = DecodeError(bytes);
+    ASSERT_NE(want, "");
+    EXPECT_EQ(StreamError(bytes), want);
+  }
+  EXPECT_NE(StreamError(gen::EncodeQsb(dup, 2, 50)).find("duplicate jobName 'j40'"), std::string::npos);
+  // Every truncation and every flipped byte of a small many-block file
+  // fails, as whole decoding does (the message may differ: the stream checks
+  // the head before the blocks).
+  o.jobs = 20;
+  const std::string small = gen::EncodeQsb(*gen::Generate(o), 2, 4);
+  for (size_t cut = 0; cut < small.size(); ++cut) {
+    EXPECT_NE(StreamError(small.substr(0, cut)), "") << "cut at " << cut;
+  }
+  for (size_t at = 0; at < small.size(); ++at) {
+    std::string bad = small;
+    bad[at] ^= 0x40;
+    EXPECT_NE(StreamError(bad), "") << "byte " << at;
+  }
+}
+
+// A stream whose blocks read once (the index pass) and then fail: the run
+// stops with the error instead of going on without the events.
+class FailingSecondRead : public EventStream {
+ public:
+  explicit FailingSecondRead(const EventStream& s) : s_(s) {}
+  const Scenario& head() const override { return s_.head(); }
+  size_t num_events() const override { return s_.num_events(); }
+  size_t num_blocks() const override { return s_.num_blocks(); }
+  absl::Status ReadBlock(size_t b, std::vector<ScenarioEvent>& out) const override {
+    if (b == num_blocks() - 1 && reads_.fetch_add(1) > 0) return absl::DataLossError("x.qsb: read failed");
+    return s_.ReadBlock(b, out);
+  }
+
+ private:
+  const EventStream& s_;
+  mutable std::atomic<int> reads_{0};
+};
+
+TEST(StreamTest, ABlockFailingDuringTheRunEndsItWithTheError) {
+  auto stream = gen::QsbFileStream::FromBytes(gen::EncodeQsb(*gen::Generate(Gen(500, 9)), 2, 100), "x.qsb");
+  ASSERT_TRUE(stream.ok());
+  FailingSecondRead failing(**stream);
+  std::ostringstream out;
+  JsonlWriter sink(&out);
+  absl::StatusOr<RunStats> stats = RunFastEngine(failing, sink, RunOptions{});
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().message(), "x.qsb: read failed");
+}
+
+TEST(JobNamesTest, RanksFollowByteOrderAndFindReturnsThem) {
+  const std::vector<std::string> names = {"b", "a", "ab", "", "b2", "a"};
+  std::string chars;
+  std::vector<uint64_t> ends;
+  for (const std::string& n : names) {
+    chars += n;
+    ends.push_back(chars.size());
+  }
+  const JobNames jn = JobNames::Build(chars, ends);
+  ASSERT_EQ(jn.num_names(), 5);  // "", "a", "ab", "b", "b2"
+  EXPECT_EQ(jn.num_ordinals(), 6);
+  EXPECT_EQ(jn.RankOf(0), 3);
+  EXPECT_EQ(jn.RankOf(1), 1);
+  EXPECT_EQ(jn.RankOf(5), 1);
+  EXPECT_EQ(jn.RankOf(3), 0);
+  for (int32_t r = 0; r < jn.num_names(); ++r) EXPECT_EQ(jn.Find(jn.Name(r)), r);
+  EXPECT_EQ(jn.Name(2), "ab");
+  EXPECT_EQ(jn.Find("c"), JobNames::kNotFound);
+  EXPECT_EQ(jn.Find("a0"), JobNames::kNotFound);
+  ASSERT_TRUE(jn.first_duplicate().has_value());
+  EXPECT_EQ(*jn.first_duplicate(), std::make_pair(int64_t{5}, int64_t{1}));
+  EXPECT_FALSE(JobNames::Build("xy", {1, 2}).first_duplicate().has_value());
+  EXPECT_EQ(JobNames::Build("", {}).num_names(), 0);
+  EXPECT_EQ(JobNames::Build("", {}).Find("x"), JobNames::kNotFound);
+}
+
+}  // namespace
+}  // namespace qs
