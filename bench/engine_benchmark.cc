@@ -13,7 +13,10 @@
 // --qs_smoke (used by CTest) shrinks every size so the suite runs in seconds.
 #include <sys/resource.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -29,6 +32,7 @@
 #include "engine/engine.h"
 #include "engine/event_log.h"
 #include "engine/gen/generator.h"
+#include "engine/gen/qsb.h"
 #include "engine/run.h"
 #include "engine/summary.h"
 #include "engine/testing/scenario_builder.h"
@@ -128,17 +132,57 @@ void SetCounters(benchmark::State& state, int64_t jobs, int64_t events) {
   state.counters["bytes_per_job"] = static_cast<double>(PeakRssBytes()) / static_cast<double>(jobs);
 }
 
-// Generate + simulate + summary, the whole `gen | run --summary` path.
+// `quotasim gen --out X.qsb` then `quotasim run X.qsb --summary S`: the
+// generator encodes .qsb blocks, the file is written, and the fast engine
+// streams it (QsbFileStream) into a summary. Nothing holds the scenario as
+// request objects, so the peak RSS counter is the path's own.
+absl::StatusOr<Result> GenerateAndStream(const gen::GenOptions& o, const std::string& path, bool check) {
+  {
+    absl::StatusOr<std::string> bytes = gen::GenerateQsb(o);
+    if (!bytes.ok()) return bytes.status();
+    if (absl::Status st = gen::WriteQsbBytes(*bytes, path); !st.ok()) return st;
+  }
+  absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream = gen::QsbFileStream::Open(path);
+  if (!stream.ok()) return stream.status();
+  SummaryBuilder b;
+  RunOptions ro;
+  ro.check_invariants = check;
+  absl::StatusOr<RunStats> stats = RunFastEngine(**stream, b, ro);
+  if (!stats.ok()) return stats.status();
+  Result r;
+  r.stats = *stats;
+  r.summary = SummaryToJson(b.Build(r.stats.invariant_violations));
+  return r;
+}
+
 void BM_EndToEnd(benchmark::State& state) {
   const int64_t jobs = Scale(state.range(0));
-  if (!Verify(state, *gen::Generate(Options(jobs)), jobs <= 1000)) return;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / absl::StrCat("quotasim-bench-", getpid(), "-", jobs, ".qsb")).string();
+  // The checked run: invariants on; at small sizes the reference's summary.
+  absl::StatusOr<Result> checked = GenerateAndStream(Options(jobs), path, /*check=*/true);
+  if (!checked.ok()) {
+    state.SkipWithError(std::string(checked.status().message()).c_str());
+    return;
+  }
+  if (checked->stats.invariant_violations != 0) {
+    state.SkipWithError(("invariant violations: " + checked->stats.violation_messages[0]).c_str());
+    return;
+  }
+  if (jobs <= 1000 && checked->summary != RunReference(*gen::Generate(Options(jobs))).summary) {
+    state.SkipWithError("streamed fast engine and reference engine summaries differ");
+    return;
+  }
   int64_t events = 0;
   for (auto _ : state) {
-    Scenario sc = *gen::Generate(Options(jobs));
-    Result r = RunFast(sc);
-    events = r.stats.events_processed;
-    benchmark::DoNotOptimize(r.summary.data());
+    absl::StatusOr<Result> r = GenerateAndStream(Options(jobs), path, /*check=*/false);
+    if (!r.ok() || r->summary != checked->summary) {
+      state.SkipWithError("the timed run's summary differs from the checked run's");
+      break;
+    }
+    events = r->stats.events_processed;
   }
+  std::filesystem::remove(path);
   SetCounters(state, jobs, events);
 }
 BENCHMARK(BM_EndToEnd)->ArgName("jobs")->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -288,7 +332,9 @@ class EngineBenchProbe {
   using EventQueue = decltype(Engine::queue_);
   static void Pass(Engine& e) { e.RunPass(); }
   static std::vector<int32_t> InShareVictims(Engine& e, int32_t s, int32_t id) { return e.InShareVictims(s, id); }
-  static int32_t JobId(const Engine& e, std::string_view name) { return e.job_ids_.at(name); }
+  static int32_t JobId(const Engine& e, std::string_view name) {
+    return e.rank_job_.at(static_cast<size_t>(e.index_.job_names.Find(name)));
+  }
   static int32_t Share(const Engine& e, const std::string& name) { return e.share_ids_.at(name); }
   static int64_t Dispatched(const Engine& e) {
     int64_t n = 0;
