@@ -137,11 +137,7 @@ void SetCounters(benchmark::State& state, int64_t jobs, int64_t events) {
 // streams it (QsbFileStream) into a summary. Nothing holds the scenario as
 // request objects, so the peak RSS counter is the path's own.
 absl::StatusOr<Result> GenerateAndStream(const gen::GenOptions& o, const std::string& path, bool check) {
-  {
-    absl::StatusOr<std::string> bytes = gen::GenerateQsb(o);
-    if (!bytes.ok()) return bytes.status();
-    if (absl::Status st = gen::WriteQsbBytes(*bytes, path); !st.ok()) return st;
-  }
+  if (absl::Status st = gen::GenerateQsbFile(o, path); !st.ok()) return st;
   absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream = gen::QsbFileStream::Open(path);
   if (!stream.ok()) return stream.status();
   SummaryBuilder b;

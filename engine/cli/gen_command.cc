@@ -67,7 +67,7 @@ int GenCommand(const std::vector<std::string>& args) {
   }
   // Refuse up front what cannot fit (at least one event per job) rather
   // than end in the OOM killer. A .json scenario is generated whole; a .qsb
-  // one is encoded block by block from the drawn jobs (GenerateQsb).
+  // one is encoded block by block from the drawn jobs (GenerateQsbFile).
   const bool qsb = out.size() >= 4 && out.compare(out.size() - 4, 4, ".qsb") == 0;
   if (absl::Status st = gen::CheckMemoryBudget(static_cast<uint64_t>(o.jobs),  // >= 1: validated
                                                gen::PhysicalMemoryBytes(), "quotasim gen",
@@ -77,12 +77,7 @@ int GenCommand(const std::vector<std::string>& args) {
     return kExitError;
   }
   if (qsb) {
-    absl::StatusOr<std::string> bytes = gen::GenerateQsb(o);
-    if (!bytes.ok()) {
-      std::cerr << "quotasim gen: " << bytes.status().message() << "\n";
-      return kExitError;
-    }
-    if (absl::Status s = gen::WriteQsbBytes(*bytes, out); !s.ok()) {
+    if (absl::Status s = gen::GenerateQsbFile(o, out); !s.ok()) {
       std::cerr << "quotasim gen: " << s.message() << "\n";
       return kExitError;
     }

@@ -2,6 +2,8 @@
 // count, the shape of the workload, and an exact write/read round trip with
 // corruption detected.
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -153,11 +155,18 @@ TEST(QsbTest, GenerateQsbEqualsEncodingTheGeneratedScenario) {
       a2.execute([&] { two = *GenerateQsb(o, block); });
       EXPECT_EQ(one, want) << jobs << " jobs, blocks of " << block;
       EXPECT_EQ(two, want) << jobs << " jobs, blocks of " << block;
+      const std::string path = ::testing::TempDir() + "gen_test.qsb";
+      ASSERT_TRUE(GenerateQsbFile(o, path, block).ok());
+      std::ifstream f(path, std::ios::binary);
+      const std::string file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      EXPECT_EQ(file, want) << jobs << " jobs, blocks of " << block << ", written to a file";
     }
   }
   GenOptions bad = Small();
   bad.jobs = 0;
   EXPECT_FALSE(GenerateQsb(bad).ok());
+  EXPECT_FALSE(GenerateQsbFile(bad, ::testing::TempDir() + "bad.qsb").ok());
+  EXPECT_FALSE(GenerateQsbFile(Small(), "/nonexistent-dir/x.qsb").ok());
 }
 
 TEST(MemoryBudgetTest, RefusesOnlyWhatCannotFit) {

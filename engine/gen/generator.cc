@@ -347,11 +347,12 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
   return sc;
 }
 
-absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events) {
-  if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
+namespace {
+
+QsbParts GenerateParts(const GenOptions& o, size_t block_events) {
   const Plan plan = MakePlan(o);
   const size_t prefix = plan.head.events.size();  // the quotaShares entries
-  return EncodeQsbEvents(
+  return EncodeQsbParts(
       plan.head, prefix + plan.order.size(),
       [&](size_t first, size_t end, const std::function<void(const ScenarioEvent&)>& put) {
         for (size_t i = first; i < end; ++i) {
@@ -363,6 +364,24 @@ absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events
         }
       },
       block_events);
+}  // the plan is freed here, before the blocks are joined or written
+
+}  // namespace
+
+absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events) {
+  if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
+  QsbParts parts = GenerateParts(o, block_events);
+  std::string out = std::move(parts.prefix);
+  for (std::string& b : parts.blocks) {
+    out += b;
+    std::string().swap(b);
+  }
+  return out;
+}
+
+absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path, size_t block_events) {
+  if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
+  return WriteQsbParts(GenerateParts(o, block_events), path);
 }
 
 }  // namespace qs::gen

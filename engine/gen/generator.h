@@ -68,6 +68,11 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o);
 // X.qsb`): the drawn jobs and the encoded blocks, under a third of the
 // memory of Generate + EncodeQsb.
 absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events = kQsbBlockEvents);
+// The same bytes written to `path` (`quotasim gen --out X.qsb`): the drawn
+// jobs are freed once the blocks are encoded, and the blocks are written
+// one by one, never joined, so the file is never held twice.
+absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path,
+                             size_t block_events = kQsbBlockEvents);
 
 }  // namespace qs::gen
 

@@ -633,8 +633,8 @@ std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) 
       block_events);
 }
 
-std::string EncodeQsbEvents(const Scenario& head_of, size_t nevents, const QsbEventRange& events,
-                            size_t block_events) {
+QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventRange& events,
+                        size_t block_events) {
   Writer head;
   PutHead(head, head_of, nevents);
   // Version 2: events in blocks of block_events, encoded in parallel.
@@ -658,17 +658,41 @@ std::string EncodeQsbEvents(const Scenario& head_of, size_t nevents, const QsbEv
     head.U(Fnv1a(blocks[b]));
     total += blocks[b].size();
   }
-  // The frame is built in place (one copy of the blocks, each freed once
-  // appended): payload = head length | head | blocks.
+  // payload = head length | head | blocks.
   const uint64_t head_bytes = head.out.size();
-  std::string out = FrameHeader(2, 8 + head_bytes + total, Fnv1a(head.out));
-  out.append(reinterpret_cast<const char*>(&head_bytes), 8);
-  out += head.out;
-  for (std::string& b : blocks) {
+  QsbParts parts;
+  parts.prefix = FrameHeader(2, 8 + head_bytes + total, Fnv1a(head.out));
+  parts.prefix.append(reinterpret_cast<const char*>(&head_bytes), 8);
+  parts.prefix += head.out;
+  parts.prefix.shrink_to_fit();  // FrameHeader reserved room for the whole file
+  parts.blocks = std::move(blocks);
+  return parts;
+}
+
+std::string EncodeQsbEvents(const Scenario& head_of, size_t nevents, const QsbEventRange& events,
+                            size_t block_events) {
+  QsbParts parts = EncodeQsbParts(head_of, nevents, events, block_events);
+  // The frame is built in place (one copy of the blocks, each freed once
+  // appended).
+  std::string out = std::move(parts.prefix);
+  for (std::string& b : parts.blocks) {
     out += b;
     std::string().swap(b);
   }
   return out;
+}
+
+absl::Status WriteQsbParts(QsbParts parts, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::NotFoundError(absl::StrCat(path, ": cannot write"));
+  out.write(parts.prefix.data(), static_cast<std::streamsize>(parts.prefix.size()));
+  for (std::string& b : parts.blocks) {
+    out.write(b.data(), static_cast<std::streamsize>(b.size()));
+    std::string().swap(b);
+  }
+  out.flush();
+  if (!out) return absl::DataLossError(absl::StrCat(path, ": write failed"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source, uint64_t memory_bytes) {

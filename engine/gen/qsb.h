@@ -64,6 +64,16 @@ using QsbEventRange = std::function<void(size_t first, size_t end,
                                          const std::function<void(const ScenarioEvent&)>& put)>;
 std::string EncodeQsbEvents(const Scenario& head, size_t nevents, const QsbEventRange& events,
                             size_t block_events = kQsbBlockEvents);
+// The same bytes in parts: the file is `prefix` then the blocks in order.
+// WriteQsbParts() writes them to a file without joining them, freeing each
+// block once written, so a big file is never held twice.
+struct QsbParts {
+  std::string prefix;  // frame header, head length, head (with the block table)
+  std::vector<std::string> blocks;
+};
+QsbParts EncodeQsbParts(const Scenario& head, size_t nevents, const QsbEventRange& events,
+                        size_t block_events = kQsbBlockEvents);
+absl::Status WriteQsbParts(QsbParts parts, const std::string& path);
 // memory_bytes > 0: refuse, before decoding, a file whose events cannot fit
 // in that much memory (CheckMemoryBudget); ReadQsbFile passes the machine's.
 absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view source,
