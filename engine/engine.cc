@@ -158,6 +158,19 @@ Engine::Engine(const Scenario& scenario, ScenarioIndex index, LogSink& sink, con
   rank_job_.assign(static_cast<size_t>(index_.job_names.num_names()), kNone);
 }
 
+uint32_t Engine::ReasonId(std::string_view text) {
+  if (text.empty()) return 0;
+  auto it = reason_ids_.find(text);
+  if (it != reason_ids_.end()) return it->second;
+  // A copy: callers pass static texts, time limit reasons and request
+  // fields of a streamed block alike.
+  const std::string_view stable = *interned_.insert(std::string(text)).first;
+  const uint32_t id = static_cast<uint32_t>(reason_texts_.size());
+  reason_texts_.push_back(stable);
+  reason_ids_.emplace(stable, id);
+  return id;
+}
+
 int32_t Engine::UnitOf(std::string_view name) const {
   auto it = unit_ids_.find(name);
   return it == unit_ids_.end() ? kNone : it->second;
@@ -270,7 +283,7 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
         } else if constexpr (std::is_same_v<T, TerminateServiceJobRequest>) {
           JobFactsHolder h = FactsOf(r.job_id);
           if (absl::Status s = ValidateTerminateServiceJob(r, h.facts); !s.ok()) return Reject(ev, s);
-          Terminate(h.id, *interned_.insert(*r.reason).first);
+          Terminate(h.id, *r.reason);
         } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest>) {
           bool exists = r.quota_share_name && share_ids_.contains(*r.quota_share_name);
           if (absl::Status s = ValidateCreateQuotaShare(r, sc_.job_queue.name, NumShares(), exists);
@@ -320,7 +333,7 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   j.share = s;
   j.unit = UnitOf(r.instance_type);
   // The parsers keep these within int32 and validation within their ranges.
-  j.n = r.instance_count;
+  j.n = static_cast<int32_t>(r.instance_count);
   j.priority = static_cast<int32_t>(r.scheduling_priority.value_or(0));
   j.name_rank = index_.job_names.RankOf(ordinal);  // validation rejects a submission without a name
   j.run_time = r.run_time;
@@ -427,13 +440,13 @@ void Engine::ApplyInternalEvent(const Event& ev) {
     case EventType::kStarting:
       if (j.status != JobStatus::kScheduled || j.attempt != ev.tag || j.draining) return;
       SetStatus(ev.job, JobStatus::kStarting);
-      EmitJob(ev.job, JobStatus::kStarting, j.reason);
+      EmitJob(ev.job, JobStatus::kStarting, ReasonText(j.reason));
       Push(now_ + knobs_.download, EventType::kRunning, ev.job, j.attempt, 0);
       return;
     case EventType::kRunning: {
       if (j.status != JobStatus::kStarting || j.attempt != ev.tag || j.draining) return;
       SetStatus(ev.job, JobStatus::kRunning);
-      EmitJob(ev.job, JobStatus::kRunning, j.reason);
+      EmitJob(ev.job, JobStatus::kRunning, ReasonText(j.reason));
       const SimTime run = j.run_time;
       const int64_t limit = j.attempt_limit_s;
       if (limit >= 0 && run > limit * kMillisPerSecond) {
@@ -543,7 +556,7 @@ void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary
   Job& j = jobs_[id];
   ++j.attempt;
   SetStatus(id, JobStatus::kRunnable);
-  j.reason = reason;
+  j.reason = ReasonId(reason);
   ++j.reason_epoch;
   j.runnable_since = now_;
   shares_[j.share].queue.insert(QueueKey{-j.priority, id});
@@ -555,14 +568,14 @@ void Engine::Finish(int32_t id, JobStatus st, std::string_view reason, bool with
   DropReservation(id);
   ++j.attempt;
   SetStatus(id, st);
-  j.reason = reason;
+  j.reason = ReasonId(reason);
   ++j.reason_epoch;
   EmitJob(id, st, reason, with_summary);
 }
 
 void Engine::SetReason(int32_t id, std::string_view reason) {
   Job& j = jobs_[id];
-  j.reason = reason;
+  j.reason = ReasonId(reason);
   ++j.reason_epoch;
   EmitJob(id, j.status, reason);
   if (!IsMisconfigReason(reason)) return;
@@ -630,7 +643,7 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
   DropReservation(id);
   RemoveFromQueue(id);
   Share& sh = shares_[j.share];
-  j.own = own;
+  j.own = static_cast<int32_t>(own);  // <= n
   j.has_parts = !parts.empty();
   if (j.has_parts) parts_[id] = parts;
   j.borrowed_total = 0;
@@ -650,7 +663,7 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
   ++j.attempt;
   j.dispatched_at = now_;
   SetStatus(id, JobStatus::kScheduled);
-  j.reason = "";
+  j.reason = 0;
   ++j.reason_epoch;
   AddCandidate(id);
   EmitJob(id, JobStatus::kScheduled, "");
@@ -747,11 +760,11 @@ bool Engine::LookAt(int32_t s, int32_t id) {
   Job& j = jobs_[id];
   std::string_view never = NeverFitsReason(s, j);
   if (!never.empty()) {
-    if (j.reason != never) SetReason(id, never);
+    if (ReasonText(j.reason) != never) SetReason(id, never);
     DropReservation(id);
     return false;
   }
-  if (IsMisconfigReason(j.reason)) SetReason(id, "");
+  if (IsMisconfigReason(ReasonText(j.reason))) SetReason(id, "");
   return true;
 }
 
@@ -1179,10 +1192,10 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     v.beneficiary = id;
     v.beneficiary_epoch = j.res_epoch;
     ++v.attempt;  // cancels its pending STARTING / RUNNING / attempt end
-    v.reason = type == PreemptionType::kCrossShare ? reasons::kCrossShareInProgress
-                                                   : reasons::kInShareInProgress;
+    v.reason = ReasonId(type == PreemptionType::kCrossShare ? reasons::kCrossShareInProgress
+                                                            : reasons::kInShareInProgress);
     ++v.reason_epoch;
-    JobRecord r = BaseRecord(vid, v.status, v.reason);
+    JobRecord r = BaseRecord(vid, v.status, ReasonText(v.reason));
     r.preemption = type;
     r.preempted_for = NameOf(j);
     r.preempted_for_slot = id;

@@ -133,20 +133,22 @@ class Engine {
       return name_rank < o.name_rank;
     }
   };
-  // The per-job record: 128 bytes (static_asserts below), the request's
+  // The per-job record: 112 bytes (static_assert below), the request's
   // facts included, so that a streamed run keeps nothing else per job but
-  // its name (index_.job_names). Borrowed parts and the recent preempted
-  // attempts, which few jobs have, live in side tables (parts_, recent_)
-  // keyed by job id. The fields a pass reads for every head it looks at come
-  // first, so that they share one 64-byte line (the record is line-aligned).
-  struct alignas(64) Job {
-    // Read by every pass (LookAt, phases 1-3, victim choice).
-    int64_t n = 0;
-    std::string_view reason;  // static text, time_limit_reasons_ or interned_
+  // its name (index_.job_names); at 1e7 jobs the records are most of a run's
+  // memory. Borrowed parts and the recent preempted attempts, which few jobs
+  // have, live in side tables (parts_, recent_) keyed by job id; the status
+  // reason is an id into reason_texts_. The fields a pass reads for every
+  // head it looks at come first (48 bytes).
+  struct Job {
+    // Read by every pass (LookAt, phases 1-3, victim choice). Counts are
+    // int32 API values (instance counts, and own/borrowed parts of them).
+    int32_t n = 0;
+    uint32_t reason = 0;  // ReasonText(reason); 0 is ""
     int32_t share = -1;
     int32_t unit = -1;
     int32_t priority = 0;
-    // While RUNNABLE: the reservation (hold <= n, an int32 API count).
+    // While RUNNABLE: the reservation (hold <= n).
     int32_t hold = 0;
     int32_t pending_victims = 0;
     int32_t name_rank = 0;
@@ -156,12 +158,10 @@ class Engine {
     bool has_parts = false;  // an entry in parts_
     uint32_t res_epoch = 0;
     // While dispatched.
-    int64_t own = 0;
+    int32_t own = 0;
+    int32_t borrowed_total = 0;
     // The rest.
-    int32_t borrowed_total = 0;  // <= n, an int32 API count
-    int16_t retry_attempts = 1;  // retryStrategy.attempts (validated 1..10)
-    JobOutcome outcome = JobOutcome::kSucceeded;
-    SimTime run_time = 0;        // simulation.runSeconds, in ms
+    SimTime run_time = 0;  // simulation.runSeconds, in ms
     SimTime dispatched_at = 0;
     SimTime runnable_since = 0;
     uint32_t attempt = 0;
@@ -172,9 +172,10 @@ class Engine {
     uint32_t beneficiary_epoch = 0;
     int32_t attempt_limit_s = -1;     // timeoutConfig.attemptDurationSeconds, -1 none
     int32_t preemption_retries = -1;  // preemptionRetriesBeforeTermination, -1 none
+    int16_t retry_attempts = 1;       // retryStrategy.attempts (validated 1..10)
+    JobOutcome outcome = JobOutcome::kSucceeded;
   };
-  static_assert(sizeof(Job) <= 128, "the job record must stay compact (issue #3)");
-  static_assert(offsetof(Job, own) + sizeof(int64_t) <= 64, "the pass's fields must share the first line");
+  static_assert(sizeof(Job) <= 112, "the job record must stay compact (issue #3)");
   struct Share {
     std::string name;
     Strategy strategy = Strategy::kReserve;
@@ -221,6 +222,10 @@ class Engine {
   int32_t UnassignedLender() const { return 1 << 20; }
   int32_t UnitOf(std::string_view name) const;
   std::string_view NameOf(const Job& j) const { return index_.job_names.Name(j.name_rank); }
+  // Status reasons by id (Job::reason). ReasonId interns a text by content
+  // (a copy in interned_ the first time it is seen); "" is id 0.
+  std::string_view ReasonText(uint32_t id) const { return reason_texts_[id]; }
+  uint32_t ReasonId(std::string_view text);
   // The next scenario event, or nullptr at the end (or when a streamed
   // block fails: stream_status_).
   const ScenarioEvent* PeekScenarioEvent() {
@@ -338,9 +343,10 @@ class Engine {
   absl::flat_hash_map<std::string_view, int32_t> unit_ids_;
   int64_t next_submit_ = 0;        // ordinal of the next named submission
   std::vector<int32_t> rank_job_;  // by name rank: the job submitted under it, or -1
-  // TerminateServiceJob reasons, which outlive a streamed block in the job
-  // records (Job::reason).
+  // Status reason texts (stable copies) and their ids.
   absl::node_hash_set<std::string> interned_;
+  std::vector<std::string_view> reason_texts_{std::string_view()};
+  absl::flat_hash_map<std::string_view, uint32_t> reason_ids_;
   absl::flat_hash_map<std::string, int32_t> share_ids_;  // owns keys: shares_ reallocates
   std::vector<std::string> time_limit_reasons_;
 
