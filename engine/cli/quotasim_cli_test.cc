@@ -71,6 +71,48 @@ TEST_F(CliTest, ThreadCountsAndEnginesGiveIdenticalBytes) {
   for (int i = 1; i < 4; ++i) EXPECT_EQ(logs[0], logs[i]) << variants[i];
 }
 
+// `run X.qsb` on the fast engine streams the file; it must write what the
+// same scenario gives as JSON, and what the reference engine gives.
+TEST_F(CliTest, StreamedQsbRunsGiveTheBytesOfTheJsonScenario) {
+  const std::string gen = "gen --jobs 2000 --shares 6 --units 3 --seed 5 --out ";
+  fs::path qsb = dir_ / "w.qsb", json = dir_ / "w.json";
+  ASSERT_EQ(Quotasim(gen + qsb.string()).exit_code, 0);
+  ASSERT_EQ(Quotasim(gen + json.string()).exit_code, 0);
+  const std::string variants[5] = {json.string(), qsb.string() + " --threads 1", qsb.string() + " --threads 2",
+                                    qsb.string() + " --no-check", qsb.string() + " --engine reference"};
+  std::string want;
+  for (int i = 0; i < 5; ++i) {
+    fs::path ev = dir_ / ("e" + std::to_string(i) + ".jsonl"), sum = dir_ / ("s" + std::to_string(i) + ".json");
+    Result r = Quotasim("run " + variants[i] + " -q --events " + ev.string() + " --summary " + sum.string());
+    ASSERT_EQ(r.exit_code, 0) << variants[i] << "\n" << r.output;
+    const std::string got = ReadFile(ev) + "\n--\n" + ReadFile(sum);
+    if (i == 0) {
+      want = got;
+      EXPECT_GT(want.size(), 100000u);
+    } else {
+      EXPECT_TRUE(got == want) << variants[i];
+    }
+  }
+  // validate reads a .qsb without holding it whole, with the same checks.
+  Result v = Quotasim("validate " + qsb.string());
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  EXPECT_NE(v.output.find("valid, "), std::string::npos) << v.output;
+  EXPECT_NE(v.output.find(" 2000 job submissions"), std::string::npos) << v.output;
+  // A corrupted block: exit 2, the file and block named, and no output
+  // created (every block is checked before the run starts).
+  std::string bytes = ReadFile(qsb);
+  bytes[bytes.size() - 10] = static_cast<char>(bytes[bytes.size() - 10] ^ 0x11);
+  fs::path bad = Write("bad.qsb", bytes), ev = dir_ / "bad.jsonl";
+  for (const std::string& cmd : {"run " + bad.string() + " --events " + ev.string(), "validate " + bad.string()}) {
+    Result r = Quotasim(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find(bad.string() + ": checksum mismatch in event block"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(ev));
+  Result missing = Quotasim("run " + (dir_ / "missing.qsb").string());
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+}
+
 TEST_F(CliTest, MalformedDocumentsExitTwoWithFileAndJsonPath) {
   struct Case {
     const char* name;

@@ -178,9 +178,22 @@ int RunCommand(const std::vector<std::string>& args) {
 
 int ValidateCommand(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << "quotasim validate SCENARIO.json\n  Parses the scenario document and reports the "
-                 "first problem with its JSON path (exit 2), or prints a one-line summary (exit 0).\n";
+    std::cout << "quotasim validate SCENARIO.json|SCENARIO.qsb\n  Parses the scenario document and reports the "
+                 "first problem with its JSON path (exit 2), or prints a one-line summary (exit 0).\n"
+                 "  A .qsb file is read block by block, with the checks of `quotasim run`.\n";
     return args.empty() ? kExitError : kExitOk;
+  }
+  if (gen::IsQsbPath(args[0])) {
+    absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream = gen::QsbFileStream::Open(args[0]);
+    absl::Status st = stream.status();
+    if (st.ok()) st = IndexEventStream(**stream).status();
+    if (!st.ok()) {
+      std::cerr << "quotasim: " << st.message() << "\n";
+      return st.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
+    }
+    std::cout << args[0] << ": valid, " << (*stream)->num_events() << " requests, "
+              << (*stream)->head().submit_count << " job submissions\n";
+    return kExitOk;
   }
   absl::StatusOr<Scenario> scenario = gen::LoadAnyScenarioFile(args[0]);
   if (!scenario.ok()) {

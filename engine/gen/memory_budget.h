@@ -5,8 +5,9 @@
 // the reference engine, hold the whole scenario as request objects: 1e7
 // generated jobs took 6.7 GB to run and 6.2 GB to generate that way (about
 // 670 and 620 bytes per event); `gen --out X.qsb` holds the drawn jobs and
-// encoded blocks (about 180-210 bytes per event), and `run X.qsb` on the fast
-// engine streams the blocks and keeps a 128-byte record per job. A run
+// encoded blocks (about 150 bytes per event), and `run X.qsb` on the fast
+// engine streams the blocks and keeps a 112-byte record per job (about 200
+// bytes per job with names and the summary's state, 1e7 jobs in 1.9 GiB). A run
 // larger than the machine's memory would otherwise end in the kernel's OOM
 // killer, with no message, after minutes of work: --jobs goes up to 1e8.
 // The constants are lower bounds under those figures, so the check refuses
@@ -25,8 +26,9 @@ inline constexpr uint64_t kMinBytesPerEvent = 500;
 // `quotasim gen --out X.qsb` holds the drawn jobs and the encoded blocks,
 // not the request objects (GenerateQsb).
 inline constexpr uint64_t kMinGenQsbBytesPerEvent = 100;
-// `quotasim run X.qsb` streams the events (QsbFileStream) and keeps the
-// fast engine's 128-byte record per job: a bound per job submission.
+// `quotasim run X.qsb` streams the events (QsbFileStream) and keeps per job
+// the fast engine's 112-byte record, the name's rank both ways (8 bytes)
+// and the summary's slot and wait (12 bytes): a bound per job submission.
 inline constexpr uint64_t kMinStreamRunBytesPerJob = 128;
 
 // Physical memory of this machine (sysconf), or 0 when unknown (the check
