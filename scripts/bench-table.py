@@ -5,7 +5,11 @@ computed from rows of that same run, and optionally the trace-replay
 benchmarks from a second file of the same scripts/bench run.
 Figures are copied, never typed.
 
-  bench-table.py ENGINE.json results/README.md [TRACE.json]"""
+  bench-table.py ENGINE.json results/README.md [TRACE.json [BIG.json]]
+
+BIG.json holds rows run in a process of their own (the 1e7-job end-to-end
+row, whose peak RSS must not include the other rows'); they are appended
+to the engine table, marked as such."""
 import json
 import sys
 
@@ -39,10 +43,14 @@ def trace_lines(src):
     return lines
 
 
-def main(src, readme, trace_src=None):
+def main(src, readme, trace_src=None, big_src=None):
     data = json.load(open(src))
     ctx = data["context"]
     rows = {b["name"]: b for b in data["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
+    if big_src:
+        for b in json.load(open(big_src))["benchmarks"]:
+            if b.get("run_type", "iteration") == "iteration":
+                rows[b["name"]] = dict(b, name=b["name"] + " (own process)")
     # Benchmarks run with repetitions report aggregates only: the median
     # stands for the benchmark (named as without repetitions).
     for b in data["benchmarks"]:
@@ -53,7 +61,8 @@ def main(src, readme, trace_src=None):
              f"{ctx.get('num_cpus', '?')} CPUs ({ctx.get('cpu_model', '?')}); quotasim built Release "
              f"(the packaged Google Benchmark library reports build type {ctx.get('library_build_type', '?')}).", "",
              "Peak RSS is the process high-water mark after each benchmark, so it only grows down the table: "
-             "bytes/job is meaningful for the first row of each size only.", "",
+             "bytes/job is meaningful for the first row of each size only"
+             + (f"; rows marked (own process) ran alone, from `{big_src}`." if big_src else "."), "",
              "| benchmark | wall time | jobs/s | events/s | peak RSS | bytes/job |",
              "|---|---|---|---|---|---|"]
     for name, b in rows.items():
@@ -102,4 +111,5 @@ def main(src, readme, trace_src=None):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None,
+         sys.argv[4] if len(sys.argv) > 4 else None)
