@@ -22,6 +22,7 @@
 #include "engine/run.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_scenario.h"
+#include "fuzz/string_log.h"
 
 namespace {
 
@@ -30,19 +31,8 @@ struct Log {
   qs::RunStats stats;
 };
 
-// The JSON Lines log (the one formatter, JsonlWriter::Append*) into a string
-// that keeps its capacity from one execution to the next: growing a fresh
-// buffer for every run cost a third of each execution under ASan.
-class StringLog : public qs::LogSink {
- public:
-  explicit StringLog(std::string* out) : out_(out) { out_->clear(); }
-  void OnJob(const qs::JobRecord& r) override { qs::JsonlWriter::AppendJob(*out_, r); }
-  void OnRejected(const qs::RejectedRecord& r) override { qs::JsonlWriter::AppendRejected(*out_, r); }
-  void OnSnapshot(const qs::SnapshotRecord& r) override { qs::JsonlWriter::AppendSnapshot(*out_, r); }
-
- private:
-  std::string* out_;
-};
+using qs::fuzz::FirstDifference;
+using qs::fuzz::StringLog;
 
 void RunFast(const qs::Scenario& sc, Log& log) {
   StringLog w(&log.text);
@@ -58,22 +48,6 @@ void RunReference(const qs::Scenario& sc, Log& log) {
   // checker also proves that the reference's job indexes (held_,
   // borrowers_) never miss a job that holds capacity.
   log.stats = qs::RunReferenceEngine(sc, w, /*check_invariants=*/true);
-}
-
-// The first differing line of two logs, with one line of context before it.
-std::string FirstDifference(const std::string& a, const std::string& b) {
-  std::istringstream sa(a), sb(b);
-  std::string la, lb, prev;
-  for (int line = 1;; ++line) {
-    const bool ha = static_cast<bool>(std::getline(sa, la));
-    const bool hb = static_cast<bool>(std::getline(sb, lb));
-    if (!ha && !hb) return "logs differ only in trailing bytes";
-    if (!ha || !hb || la != lb) {
-      return "first difference at line " + std::to_string(line) + "\n  A: " + (ha ? la : "<end of log>") +
-             "\n  B: " + (hb ? lb : "<end of log>") + "\n  previous (identical) line: " + (prev.empty() ? "<none>" : prev);
-    }
-    prev = la;
-  }
 }
 
 void Expect(const Log& a, const Log& b, const char* what) {

@@ -15,7 +15,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include <tbb/task_arena.h>
@@ -26,35 +25,10 @@
 #include "engine/scenario_index.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_scenario.h"
+#include "fuzz/string_log.h"
 
-namespace {
-
-class StringLog : public qs::LogSink {
- public:
-  explicit StringLog(std::string* out) : out_(out) { out_->clear(); }
-  void OnJob(const qs::JobRecord& r) override { qs::JsonlWriter::AppendJob(*out_, r); }
-  void OnRejected(const qs::RejectedRecord& r) override { qs::JsonlWriter::AppendRejected(*out_, r); }
-  void OnSnapshot(const qs::SnapshotRecord& r) override { qs::JsonlWriter::AppendSnapshot(*out_, r); }
-
- private:
-  std::string* out_;
-};
-
-std::string FirstDifference(const std::string& a, const std::string& b) {
-  std::istringstream sa(a), sb(b);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    const bool ha = static_cast<bool>(std::getline(sa, la));
-    const bool hb = static_cast<bool>(std::getline(sb, lb));
-    if (!ha && !hb) return "logs differ only in trailing bytes";
-    if (!ha || !hb || la != lb) {
-      return "first difference at line " + std::to_string(line) + "\n  whole:    " + (ha ? la : "<end>") +
-             "\n  streamed: " + (hb ? lb : "<end>");
-    }
-  }
-}
-
-}  // namespace
+using qs::fuzz::FirstDifference;
+using qs::fuzz::StringLog;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 4) return -1;
@@ -106,7 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       got_stats = qs::RunFastEngine(**stream, *index, w, o);
     });
     QS_FUZZ_CHECK(got_stats.ok(), "the streamed run failed: " << got_stats.status().message());
-    QS_FUZZ_CHECK(got == want, "streamed and whole logs differ (" << arena.max_concurrency() << " threads)\n"
+    QS_FUZZ_CHECK(got == want, "streamed and whole logs differ (" << arena.max_concurrency()
+                                                                  << " threads; A whole, B streamed)\n"
                                                                   << FirstDifference(want, got));
     QS_FUZZ_CHECK(got_stats->events_processed == want_stats.events_processed &&
                       got_stats->end_time == want_stats.end_time &&
