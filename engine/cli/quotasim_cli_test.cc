@@ -113,6 +113,36 @@ TEST_F(CliTest, StreamedQsbRunsGiveTheBytesOfTheJsonScenario) {
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
 }
 
+// `sweep` streams .qsb scenarios in every variant and shares JSON ones: the
+// same workload in either format, at 1 or 2 threads, gives the same files.
+TEST_F(CliTest, SweepGivesTheSameSummariesForJsonAndQsbAtAnyThreadCount) {
+  const std::string gen = "gen --jobs 1500 --shares 5 --units 2 --seed 8 --out ";
+  fs::path qsb = dir_ / "w.qsb", json = dir_ / "w.json";
+  ASSERT_EQ(Quotasim(gen + qsb.string()).exit_code, 0);
+  ASSERT_EQ(Quotasim(gen + json.string()).exit_code, 0);
+  const std::string vary = " --vary preemptionDrainSeconds=0,60 --vary shareOrder=UNDER_LIMIT_FIRST,ROUND_ROBIN";
+  std::string want;
+  const std::string runs[3] = {json.string() + " --threads 1", qsb.string() + " --threads 1",
+                               qsb.string() + " --threads 2"};
+  for (int i = 0; i < 3; ++i) {
+    fs::path out = dir_ / ("out" + std::to_string(i));
+    Result r = Quotasim("sweep " + runs[i] + vary + " --out " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << runs[i] << "\n" << r.output;
+    std::string got = ReadFile(out / "sweep.csv");
+    for (const char* v : {"w__preemptionDrainSeconds=0__shareOrder=UNDER_LIMIT_FIRST",
+                          "w__preemptionDrainSeconds=60__shareOrder=ROUND_ROBIN"}) {
+      got += ReadFile(out / (std::string(v) + ".summary.json"));
+    }
+    if (i == 0) {
+      want = got;
+      EXPECT_EQ(std::count(want.begin(), want.end(), '\n') > 4, true);
+      EXPECT_NE(want.find("\"invariantViolations\": 0"), std::string::npos) << want.substr(0, 2000);
+    } else {
+      EXPECT_TRUE(got == want) << runs[i];
+    }
+  }
+}
+
 TEST_F(CliTest, MalformedDocumentsExitTwoWithFileAndJsonPath) {
   struct Case {
     const char* name;

@@ -11,10 +11,14 @@
 // and DIR/sweep.csv (one row per variant). --shard K/N runs every N-th
 // variant starting at K (defaults from AWS Batch / Slurm / Kubernetes
 // job-array variables, as `quotasim compare`) so a sweep can span machines.
+// A .qsb scenario is checked once and streamed by each variant; a JSON one
+// is held whole and shared by its variants.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +28,10 @@
 #include "boost/program_options.hpp"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
+#include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
+#include "engine/scenario_index.h"
 #include "engine/summary.h"
 #include "engine/trace/report.h"
 #include "oneapi/tbb/global_control.h"
@@ -158,14 +164,36 @@ int SweepCommand(const std::vector<std::string>& args) {
   }
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(threads <= 0 ? tbb::info::default_concurrency() : threads));
-  std::vector<Scenario> loaded;
+  // A .qsb scenario is streamed by every variant (as `quotasim run` does):
+  // each run keeps only its engine's compact records, and the file is read
+  // and checked whole once, here. A JSON one is held whole and shared.
+  struct Loaded {
+    std::optional<Scenario> whole;
+    std::unique_ptr<gen::QsbFileStream> stream;
+    std::optional<ScenarioIndex> index;
+    const Scenario& head() const { return whole ? *whole : stream->head(); }
+  };
+  std::vector<Loaded> loaded;
+  auto failed = [](const absl::Status& st) {
+    std::cerr << "quotasim: " << st.message() << "\n";
+    return st.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
+  };
   for (const std::string& path : scenarios) {
-    absl::StatusOr<Scenario> sc = gen::LoadAnyScenarioFile(path);
-    if (!sc.ok()) {
-      std::cerr << "quotasim: " << sc.status().message() << "\n";
-      return sc.status().code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
+    Loaded l;
+    if (gen::IsQsbPath(path)) {
+      absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream =
+          gen::QsbFileStream::Open(path, gen::PhysicalMemoryBytes());
+      if (!stream.ok()) return failed(stream.status());
+      absl::StatusOr<ScenarioIndex> index = IndexEventStream(**stream);
+      if (!index.ok()) return failed(index.status());
+      l.stream = *std::move(stream);
+      l.index = *std::move(index);
+    } else {
+      absl::StatusOr<Scenario> sc = gen::LoadAnyScenarioFile(path);
+      if (!sc.ok()) return failed(sc.status());
+      l.whole = *std::move(sc);
     }
-    loaded.push_back(*std::move(sc));
+    loaded.push_back(std::move(l));
   }
   // Variants: scenario-major, then the cartesian product of the axes with the
   // last axis varying fastest.
@@ -179,7 +207,7 @@ int SweepCommand(const std::vector<std::string>& args) {
   for (const Axis& a : axes) combos *= a.values.size();
   for (size_t s = 0; s < loaded.size(); ++s) {
     for (size_t c = 0; c < combos; ++c) {
-      Variant v{s, loaded[s].knobs, std::filesystem::path(scenarios[s]).stem().string()};
+      Variant v{s, loaded[s].head().knobs, std::filesystem::path(scenarios[s]).stem().string()};
       size_t rest = c;
       std::vector<std::string> parts;
       for (size_t ai = axes.size(); ai-- > 0;) {
@@ -199,6 +227,7 @@ int SweepCommand(const std::vector<std::string>& args) {
   }
   std::vector<std::string> summaries(mine.size());
   std::vector<Summary> results(mine.size());
+  std::vector<absl::Status> errors(mine.size());
   // One task per variant (simple_partitioner, grain 1): whole engine runs
   // of unequal length, balanced by work stealing. Each writes only its slot.
   tbb::parallel_for(
@@ -210,12 +239,24 @@ int SweepCommand(const std::vector<std::string>& args) {
           RunOptions o;
           o.check_invariants = true;
           o.knobs = v.knobs;
-          RunStats stats = RunFastEngine(loaded[v.scenario], b, o);
+          const Loaded& l = loaded[v.scenario];
+          RunStats stats;
+          if (l.whole) {
+            stats = RunFastEngine(*l.whole, b, o);
+          } else if (absl::StatusOr<RunStats> streamed = RunFastEngine(*l.stream, *l.index, b, o); streamed.ok()) {
+            stats = *std::move(streamed);
+          } else {
+            errors[slot] = streamed.status();
+            continue;
+          }
           results[slot] = b.Build(stats.invariant_violations);
           summaries[slot] = SummaryToJson(results[slot]);
         }
       },
       tbb::simple_partitioner());
+  for (const absl::Status& st : errors) {
+    if (!st.ok()) return failed(st);  // a block that no longer reads as it did
+  }
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   std::ofstream csv(std::filesystem::path(out_dir) / (shard_n > 1 ? absl::StrCat("sweep.shard-", shard_k, "-of-", shard_n, ".csv") : std::string("sweep.csv")));
