@@ -200,6 +200,18 @@ TEST(QsbTest, RefusesAFileThatCannotFitBeforeDecodingIt) {
   }
 }
 
+TEST(MemoryBudgetTest, AJsonScenarioTooBigForMemoryIsRefusedBeforeReading) {
+  const std::string path = QS_SHARED_DIR "/scenarios/notebook-example.json";
+  ASSERT_TRUE(LoadAnyScenarioFile(path, 0).ok());
+  ASSERT_TRUE(LoadAnyScenarioFile(path, uint64_t{1} << 30).ok());
+  absl::StatusOr<Scenario> refused = LoadAnyScenarioFile(path, 100);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.status().message().find("notebook-example.json: "), std::string::npos);
+  EXPECT_NE(refused.status().message().find(" bytes of JSON need at least"), std::string::npos)
+      << refused.status().message();
+}
+
 TEST(QsbTest, BadBlocksAreNamed) {
   GenOptions o = Small();
   o.jobs = 300;

@@ -26,6 +26,9 @@ inline constexpr uint64_t kMinBytesPerEvent = 500;
 // `quotasim gen --out X.qsb` holds the drawn jobs and the encoded blocks,
 // not the request objects (GenerateQsb).
 inline constexpr uint64_t kMinGenQsbBytesPerEvent = 100;
+// A JSON scenario is read whole, then parsed into a document at least as
+// large as its text: a bound per byte of the file.
+inline constexpr uint64_t kMinJsonBytesPerFileByte = 2;
 // `quotasim run X.qsb` streams the events (QsbFileStream) and keeps per job
 // the fast engine's 112-byte record, the name's rank both ways (8 bytes)
 // and the summary's slot and wait (12 bytes): a bound per job submission.

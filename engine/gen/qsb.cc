@@ -871,7 +871,19 @@ bool IsQsbPath(const std::string& path) {
 }
 
 absl::StatusOr<Scenario> LoadAnyScenarioFile(const std::string& path) {
+  return LoadAnyScenarioFile(path, PhysicalMemoryBytes());
+}
+
+absl::StatusOr<Scenario> LoadAnyScenarioFile(const std::string& path, uint64_t memory_bytes) {
   if (IsQsbPath(path)) return ReadQsbFile(path);
+  struct stat st;
+  if (memory_bytes > 0 && ::stat(path.c_str(), &st) == 0 && st.st_size > 0) {
+    if (absl::Status s = CheckMemoryBudget(static_cast<uint64_t>(st.st_size), memory_bytes, path,
+                                           kMinJsonBytesPerFileByte, "bytes of JSON");
+        !s.ok()) {
+      return s;
+    }
+  }
   return LoadScenarioFile(path);
 }
 

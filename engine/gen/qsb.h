@@ -122,7 +122,11 @@ class QsbFileStream : public EventStream {
 bool IsQsbPath(const std::string& path);
 
 // LoadScenarioFile for either format, chosen by the extension (.qsb or not).
+// A JSON file is refused before it is read when twice its size (the text,
+// and a parsed document at least as large) exceeds memory_bytes, which
+// defaults to this machine's (0: no check).
 absl::StatusOr<Scenario> LoadAnyScenarioFile(const std::string& path);
+absl::StatusOr<Scenario> LoadAnyScenarioFile(const std::string& path, uint64_t memory_bytes);
 
 }  // namespace qs::gen
 
