@@ -133,7 +133,8 @@ Engine::Engine(const Scenario& scenario, ScenarioIndex index, LogSink& sink, con
       sink_(sink),
       opt_(options),
       knobs_(options.knobs.value_or(scenario.knobs)),
-      index_(std::move(index)) {
+      index_(std::move(index)),
+      skip_settled_(options.skip_settled_shares && !knobs_.backfill) {
   // Every capacity unit the scenario can mention; ids follow name order so
   // that "units by name" is "units by id".
   unit_names_.assign(index_.units.begin(), index_.units.end());
@@ -145,6 +146,7 @@ Engine::Engine(const Scenario& scenario, ScenarioIndex index, LogSink& sink, con
   unassigned_lent_.assign(nu, 0);
   borrowers_by_unit_.resize(nu);
   allow1_.assign(nu, 0);
+  unit_heads_.assign(nu, 0);
   se_enabled_ = sc_.service_environment.state == Toggle::kEnabled;
   for (const CapacityLimit& l : sc_.service_environment.capacity_limits) {
     se_[UnitOf(l.capacity_unit)] = l.max_capacity;
@@ -376,6 +378,7 @@ void Engine::CreateShare(const CreateQuotaShareRequest& r) {
   for (size_t k = 0; k < by_name.size(); ++k) shares_[by_name[k]].name_rank = static_cast<int32_t>(k);
   lender_sets_.emplace_back(nu);  // per unit: dispatched jobs that drew from s
   touched_flag_.resize(shares_.size() * nu, 0);
+  Unsettle(~uint64_t{0});
 }
 
 void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {
@@ -393,6 +396,7 @@ void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {
   sh.ratio_stale = true;
   SumLimits();
   ResetAllowances();
+  Unsettle(~uint64_t{0});
 }
 
 void Engine::SumLimits() {
@@ -419,6 +423,7 @@ void Engine::UpdateEnvironment(const UpdateServiceEnvironmentRequest& r) {
     }
   }
   ResetAllowances();
+  Unsettle(~uint64_t{0});
 }
 
 // ---------------------------------------------------------------------------
@@ -513,6 +518,7 @@ void Engine::GiveToBeneficiary(int32_t id) {
   if (!v.draining || v.beneficiary == kNone) return;
   Job& b = jobs_[v.beneficiary];
   if (b.status == JobStatus::kRunnable && b.res_epoch == v.beneficiary_epoch) {
+    UnitChanged(b.unit);  // its hold and pending victims
     if (b.pending_victims > 0) --b.pending_victims;
     const int64_t add = std::min<int64_t>(v.n, b.n - b.hold);
     if (add > 0) {
@@ -560,6 +566,7 @@ void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary
   ++j.reason_epoch;
   j.runnable_since = now_;
   shares_[j.share].queue.insert(QueueKey{-j.priority, id});
+  QueueChanged(j.share, id);
   EmitJob(id, JobStatus::kRunnable, reason, with_summary);
 }
 
@@ -598,18 +605,23 @@ void Engine::SetPriority(int32_t id, int32_t priority) {
   if (queued) shares_[j.share].queue.erase(QueueKey{-j.priority, id});
   if (candidate) RemoveCandidate(id);
   j.priority = priority;
-  if (queued) shares_[j.share].queue.insert(QueueKey{-j.priority, id});
+  if (queued) {
+    shares_[j.share].queue.insert(QueueKey{-j.priority, id});
+    QueueChanged(j.share, id);
+  }
   if (candidate) AddCandidate(id);
 }
 
 void Engine::RemoveFromQueue(int32_t id) {
   Job& j = jobs_[id];
   shares_[j.share].queue.erase(QueueKey{-j.priority, id});
+  QueueChanged(j.share, id);
 }
 
 void Engine::DropReservation(int32_t id) {
   Job& j = jobs_[id];
   if (j.hold == 0 && j.pending_victims == 0) return;
+  UnitChanged(j.unit);
   total_hold_[j.unit] -= j.hold;
   j.hold = 0;
   j.pending_victims = 0;
@@ -705,6 +717,7 @@ Engine::VictimKey Engine::KeyOf(int32_t id) const {
 void Engine::AddCandidate(int32_t id) {
   const Job& j = jobs_[id];
   const VictimKey k = KeyOf(id);
+  UnitChanged(j.unit);
   shares_[j.share].dispatched[j.unit].insert(k);
   if (j.borrowed_total > 0) borrowers_by_unit_[j.unit].insert(k);
   for (const Part& p : PartsOf(j)) {
@@ -715,6 +728,7 @@ void Engine::AddCandidate(int32_t id) {
 void Engine::RemoveCandidate(int32_t id) {
   const Job& j = jobs_[id];
   const VictimKey k = KeyOf(id);
+  UnitChanged(j.unit);
   shares_[j.share].dispatched[j.unit].erase(k);
   if (j.borrowed_total > 0) borrowers_by_unit_[j.unit].erase(k);
   for (const Part& p : PartsOf(j)) {
@@ -725,9 +739,19 @@ void Engine::RemoveCandidate(int32_t id) {
 // ---------------------------------------------------------------------------
 // The pass
 
-int32_t Engine::Head(int32_t s) const {
-  const auto& q = shares_[s].queue;
-  return q.empty() ? kNone : q.begin()->id;
+void Engine::QueueChanged(int32_t s, int32_t id) {
+  Share& sh = shares_[s];
+  const int32_t old_head = sh.head;
+  const int32_t new_head = sh.queue.empty() ? kNone : sh.queue.begin()->id;
+  if (old_head != new_head) {
+    const uint64_t bit = uint64_t{1} << s;
+    if (old_head != kNone && jobs_[old_head].unit != kNone) unit_heads_[jobs_[old_head].unit] &= ~bit;
+    if (new_head != kNone && jobs_[new_head].unit != kNone) unit_heads_[jobs_[new_head].unit] |= bit;
+    with_head_ = new_head != kNone ? with_head_ | bit : with_head_ & ~bit;
+    sh.head = new_head;
+  }
+  // Jobs behind an unchanged head are not read by a look (no backfill).
+  if (old_head == id || new_head == id) Unsettle(uint64_t{1} << s);
 }
 
 bool Engine::Waiting(int32_t s) const {
@@ -849,18 +873,29 @@ void Engine::RunPass() {
   }
   blocked_.assign(static_cast<size_t>(NumShares()), 0);
   while (true) {
+    if (skip_settled_ && (unsettled_ & with_head_) == 0) {
+      // Every share is settled or has no head: the round would do nothing.
+      ++round_counter_;
+      break;
+    }
     bool progress = false;
     round_dropped_ = false;
     ComputeOrder();
     for (int32_t s : order_) progress |= Phase1(s);
     progress |= Phase2();
     for (int32_t s : order_) progress |= Phase3(s);
+    // A share looked at in phase 1 and not unsettled since did nothing in
+    // phases 1-3 on what it read (anything it did would have unsettled it):
+    // settled until that changes.
+    unsettled_ &= ~fresh_;
+    fresh_ = 0;
     if (!progress && !round_dropped_) break;
   }
 }
 
 bool Engine::Phase1(int32_t s) {
-  if (blocked_[s]) return false;
+  if (blocked_[s] || Settled(s)) return false;
+  fresh_ |= uint64_t{1} << s;
   bool progress = false;
   while (true) {
     const int32_t id = Head(s);
@@ -944,7 +979,10 @@ bool Engine::Phase2() {
   while (!heads.empty()) {
     const auto [id, s] = heads.top();
     heads.pop();
-    if (TryBorrow(s, id)) {
+    // Eligibility is judged when the heads are gathered, the borrow later:
+    // a share is skipped if it is settled when its turn comes, i.e. if the
+    // borrow would read what it already failed on.
+    if (!Settled(s) && TryBorrow(s, id)) {
       progress = true;
       if (Phase2Eligible(s)) heads.push({Head(s), s});
     }
@@ -1118,7 +1156,7 @@ std::vector<int32_t> Engine::CrossShareVictims(int32_t s, int32_t id) {
 
 bool Engine::Phase3(int32_t s) {
   const Share& sh = shares_[s];
-  if (blocked_[s] || sh.in_share != Toggle::kEnabled || Waiting(s)) return false;
+  if (blocked_[s] || sh.in_share != Toggle::kEnabled || Settled(s) || Waiting(s)) return false;
   const int32_t id = Head(s);
   if (id == kNone) return false;
   if (!LookAt(s, id)) {
@@ -1202,6 +1240,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     sink_.OnJob(r);
     Push(now_ + knobs_.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
   }
+  UnitChanged(j.unit);
   total_hold_[j.unit] -= j.hold;
   j.hold = static_cast<int32_t>(std::max<int64_t>(0, j.n - nv));
   total_hold_[j.unit] += j.hold;

@@ -33,6 +33,21 @@
 //  * A pass costs O(rounds x shares x (log n + dispatched or preempted jobs)):
 //    it never walks a queue, except with `backfill: true`, which by
 //    definition looks past blocked heads.
+//  * Settled shares: what phases 1-3 decide for a share's head reads only
+//    the head job, the configuration and the state of the head's instance
+//    type u (use, holds, reservations, lending and the candidate trees of
+//    every share on u). A share whose look in a round did nothing, and
+//    whose inputs did not change until the round ended, is settled: later
+//    rounds and passes skip it until one of those inputs changes
+//    (UnitChanged(u) for every change on u: Touch, candidate trees, holds,
+//    reservations; QueueChanged for a new head or a change to the head
+//    job; every configuration change), since the look would do nothing
+//    again (a fruitless look changes nothing a look reads; LookAt's reason
+//    updates are idempotent). Settled and changed are bits over shares
+//    (at most 64), so a pass after a job ends looks at the shares waiting
+//    on that job's type, and one after a job joins behind a head looks at
+//    none. Off with `backfill: true` (a backfill reads jobs behind the
+//    head) and with RunOptions::skip_settled_shares false.
 //
 // Thread-safety: thread-compatible; one thread drives an Engine.
 #ifndef QS_ENGINE_ENGINE_H_
@@ -193,6 +208,7 @@ class Engine {
     // limit changes).
     int64_t ratio_num = 0, ratio_den = 1;
     bool ratio_stale = true;
+    int32_t head = -1;  // queue.begin()->id, -1 if empty (QueueChanged())
   };
   struct OrderKey {  // ComputeOrder()'s sort key of a share
     int64_t num, den;  // max_u use/limit; den 0 = infinite
@@ -273,8 +289,21 @@ class Engine {
   void AddCandidate(int32_t id);
   void RemoveCandidate(int32_t id);
 
-  int32_t Head(int32_t s) const;
+  int32_t Head(int32_t s) const { return shares_[s].head; }
   bool Waiting(int32_t s) const;
+  // Settled shares (design notes above).
+  static_assert(kMaxQuotaShares <= 64, "settled shares are bits of a uint64_t");
+  bool Settled(int32_t s) const { return skip_settled_ && ((unsettled_ >> s) & 1) == 0; }
+  void Unsettle(uint64_t shares) {
+    unsettled_ |= shares;
+    fresh_ &= ~shares;
+  }
+  void UnitChanged(int32_t u) {
+    if (u >= 0) Unsettle(unit_heads_[u]);
+  }
+  // After job `id` entered or left share s's queue: the cached head, and the
+  // share unsettled if its head changed or is `id`.
+  void QueueChanged(int32_t s, int32_t id);
   std::string_view NeverFitsReason(int32_t s, const Job& j) const;
   bool LookAt(int32_t s, int32_t id);
   void ComputeOrder();
@@ -302,9 +331,11 @@ class Engine {
   void EmitJob(int32_t id, JobStatus st, std::string_view reason, bool with_summary = false);
   void EmitSnapshot();
 
-  // Marks (share, unit) for the next CheckLimits().
+  // Marks (share, unit) for the next CheckLimits() and moves the unit's
+  // epoch (settled shares).
   void Touch(int32_t s, int32_t u) {
     shares_[s].ratio_stale = true;
+    UnitChanged(u);
     const int32_t key = s * NumUnits() + u;  // touched_flag_ is sized by CreateShare
     if (!touched_flag_[key]) {
       touched_flag_[key] = 1;
@@ -387,6 +418,12 @@ class Engine {
   std::vector<int32_t> order_;
   std::vector<OrderKey> order_keys_;  // by share
   std::vector<char> blocked_;
+  // Settled shares (design notes above); bit s = share s.
+  const bool skip_settled_;
+  uint64_t unsettled_ = ~uint64_t{0};
+  uint64_t fresh_ = 0;       // looked at in this round's phase 1, unchanged since
+  uint64_t with_head_ = 0;   // shares with a RUNNABLE job
+  std::vector<uint64_t> unit_heads_;  // by unit: shares whose head needs it
   std::vector<BorrowedPart> borrowed_scratch_;
 
   struct RecountScratch {  // Recount()'s counters, [share * units + unit]

@@ -42,6 +42,13 @@ struct RunOptions {
   // check invariants 5 and 6 after every pass (O(jobs) per event: tests and
   // fuzzers only).
   bool full_invariant_check = false;
+  // Fast engine: a pass skips a share whose head was looked at and could do
+  // nothing (dispatch, borrow, preempt) when nothing that look read has
+  // changed since: the head, its share's queue, the state of the head's
+  // instance type, the configuration (engine/engine.h, "settled shares").
+  // Off, every share with a head is looked at in every round; the output is
+  // the same either way (tests and fuzzers compare the two).
+  bool skip_settled_shares = true;
   // Knobs to use instead of the scenario's own (`quotasim sweep` runs one
   // scenario under many knob settings without copying it). Fast engine only.
   std::optional<Knobs> knobs;

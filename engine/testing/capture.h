@@ -19,18 +19,22 @@ struct Captured {
   RunStats stats;
 };
 
-inline Captured CaptureFast(const Scenario& sc, bool full_check = true) {
+inline Captured CaptureFast(const Scenario& sc, const RunOptions& o) {
   std::ostringstream out;
   Captured c;
   {
     JsonlWriter w(&out);
-    RunOptions o;
-    o.check_invariants = true;
-    o.full_invariant_check = full_check;
     c.stats = RunFastEngine(sc, w, o);
   }
   c.log = out.str();
   return c;
+}
+
+inline Captured CaptureFast(const Scenario& sc, bool full_check = true) {
+  RunOptions o;
+  o.check_invariants = true;
+  o.full_invariant_check = full_check;
+  return CaptureFast(sc, o);
 }
 
 inline Captured CaptureReference(const Scenario& sc) {
