@@ -4,6 +4,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <numeric>
 #include <queue>
@@ -379,6 +380,8 @@ void Engine::CreateShare(const CreateQuotaShareRequest& r) {
   lender_sets_.emplace_back(nu);  // per unit: dispatched jobs that drew from s
   touched_flag_.resize(shares_.size() * nu, 0);
   Unsettle(~uint64_t{0});
+  order_dirty_ = ~uint64_t{0};  // name ranks, and a new share
+  StrategyMasks();
 }
 
 void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {
@@ -394,9 +397,19 @@ void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {
   if (r.in_share_preemption) sh.in_share = *r.in_share_preemption;
   if (r.state) sh.state = *r.state;
   sh.ratio_stale = true;
+  order_dirty_ |= uint64_t{1} << s;
+  StrategyMasks();
   SumLimits();
   ResetAllowances();
   Unsettle(~uint64_t{0});
+}
+
+void Engine::StrategyMasks() {
+  borrowers_mask_ = in_share_mask_ = 0;
+  for (int32_t s = 0; s < NumShares(); ++s) {
+    if (shares_[s].strategy == Strategy::kLendAndBorrow) borrowers_mask_ |= uint64_t{1} << s;
+    if (shares_[s].in_share == Toggle::kEnabled) in_share_mask_ |= uint64_t{1} << s;
+  }
 }
 
 void Engine::SumLimits() {
@@ -628,7 +641,10 @@ void Engine::DropReservation(int32_t id) {
   ++j.res_epoch;
   round_dropped_ = true;  // capacity others may use appeared mid-pass
   Share& sh = shares_[j.share];
-  if (sh.res_job == id) sh.res_job = kNone;
+  if (sh.res_job == id) {
+    sh.res_job = kNone;
+    with_res_ &= ~(uint64_t{1} << j.share);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -749,6 +765,7 @@ void Engine::QueueChanged(int32_t s, int32_t id) {
     if (new_head != kNone && jobs_[new_head].unit != kNone) unit_heads_[jobs_[new_head].unit] |= bit;
     with_head_ = new_head != kNone ? with_head_ | bit : with_head_ & ~bit;
     sh.head = new_head;
+    order_dirty_ |= bit;
   }
   // Jobs behind an unchanged head are not read by a look (no backfill).
   if (old_head == id || new_head == id) Unsettle(uint64_t{1} << s);
@@ -814,10 +831,15 @@ void Engine::ComputeOrder() {
       break;
   }
   // r(s) = max_u Use/L as an exact fraction (num, den); den 0 = infinite.
-  // The sort keys are computed once per round, so that the comparisons are
-  // integer only (no name compares, no B-tree lookups).
+  // The sort keys are kept between rounds, so that the comparisons are
+  // integer only (no name compares, no B-tree lookups), and recomputed for
+  // the shares whose use, limits or head changed since (order_dirty_); with
+  // none, the order stands.
+  if (order_dirty_ == 0) return;
   order_keys_.resize(static_cast<size_t>(ns));
-  for (int32_t s = 0; s < ns; ++s) {
+  for (uint64_t dirty = order_dirty_; dirty != 0; dirty &= dirty - 1) {
+    const int32_t s = std::countr_zero(dirty);
+    if (s >= ns) break;
     Share& sh = shares_[s];
     if (sh.ratio_stale) {
       sh.ratio_stale = false;
@@ -841,6 +863,7 @@ void Engine::ComputeOrder() {
     k.head = h == kNone ? std::numeric_limits<int32_t>::max() : h;  // shares with a head first
     k.name_rank = sh.name_rank;
   }
+  order_dirty_ = 0;
   auto less = [this](int32_t a, int32_t b) {
     const OrderKey& x = order_keys_[a];
     const OrderKey& y = order_keys_[b];
@@ -867,7 +890,8 @@ void Engine::ComputeOrder() {
 void Engine::RunPass() {
   ++stats_.passes;
   if (!se_enabled_) return;
-  for (int32_t s = 0; s < NumShares(); ++s) {
+  for (uint64_t m = with_res_; m != 0; m &= m - 1) {
+    const int32_t s = std::countr_zero(m);
     const int32_t r = shares_[s].res_job;
     if (r != kNone && (jobs_[r].status != JobStatus::kRunnable || Head(s) != r)) DropReservation(r);
   }
@@ -881,9 +905,15 @@ void Engine::RunPass() {
     bool progress = false;
     round_dropped_ = false;
     ComputeOrder();
-    for (int32_t s : order_) progress |= Phase1(s);
+    // The masks skip shares each phase would return from at once (no head;
+    // not LEND_AND_BORROW; in-share preemption off), read at each share's turn.
+    for (int32_t s : order_) {
+      if ((with_head_ >> s) & 1) progress |= Phase1(s);
+    }
     progress |= Phase2();
-    for (int32_t s : order_) progress |= Phase3(s);
+    for (int32_t s : order_) {
+      if (((with_head_ & in_share_mask_) >> s) & 1) progress |= Phase3(s);
+    }
     // A share looked at in phase 1 and not unsettled since did nothing in
     // phases 1-3 on what it read (anything it did would have unsettled it):
     // settled until that changes.
@@ -969,22 +999,38 @@ bool Engine::Phase2Eligible(int32_t s) {
 }
 
 bool Engine::Phase2() {
-  std::priority_queue<std::pair<int32_t, int32_t>, std::vector<std::pair<int32_t, int32_t>>,
-                      std::greater<>>
-      heads;  // (job id, share): oldest (createdAt, submission) first
+  // A min-heap of (job id, share): oldest (createdAt, submission) first.
+  std::vector<std::pair<int32_t, int32_t>>& heads = phase2_heads_;
+  heads.clear();
   for (int32_t s : order_) {
-    if (Phase2Eligible(s)) heads.push({Head(s), s});
+    if ((((with_head_ & borrowers_mask_) >> s) & 1) == 0) continue;  // not eligible
+    // A settled share's eligibility is what it was when it settled (it was
+    // judged in that round, on what it still reads).
+    const uint64_t bit = uint64_t{1} << s;
+    bool eligible;
+    if (Settled(s)) {
+      eligible = (eligible2_ & bit) != 0;
+    } else {
+      eligible = Phase2Eligible(s);
+      eligible2_ = eligible ? eligible2_ | bit : eligible2_ & ~bit;
+    }
+    if (eligible) heads.push_back({Head(s), s});
   }
+  std::make_heap(heads.begin(), heads.end(), std::greater<>());
   bool progress = false;
   while (!heads.empty()) {
-    const auto [id, s] = heads.top();
-    heads.pop();
+    std::pop_heap(heads.begin(), heads.end(), std::greater<>());
+    const auto [id, s] = heads.back();
+    heads.pop_back();
     // Eligibility is judged when the heads are gathered, the borrow later:
     // a share is skipped if it is settled when its turn comes, i.e. if the
     // borrow would read what it already failed on.
     if (!Settled(s) && TryBorrow(s, id)) {
       progress = true;
-      if (Phase2Eligible(s)) heads.push({Head(s), s});
+      if (Phase2Eligible(s)) {
+        heads.push_back({Head(s), s});
+        std::push_heap(heads.begin(), heads.end(), std::greater<>());
+      }
     }
   }
   return progress;
@@ -1246,6 +1292,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
   total_hold_[j.unit] += j.hold;
   j.pending_victims = static_cast<int32_t>(victims.size());
   shares_[j.share].res_job = id;
+  with_res_ |= uint64_t{1} << j.share;
   if (opt_.check_invariants && type == PreemptionType::kCrossShare) {
     const SimTime interval = knobs_.scheduling_interval;
     reclaim_deadlines_.push_back(

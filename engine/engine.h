@@ -261,6 +261,7 @@ class Engine {
   void UpdateShare(int32_t s, const UpdateQuotaShareRequest& r);
   void UpdateEnvironment(const UpdateServiceEnvironmentRequest& r);
   void SumLimits();  // assigned_limits_, lendable_limits_
+  void StrategyMasks();  // borrowers_mask_, in_share_mask_
 
   void SetStatus(int32_t id, JobStatus st);
   void MakeRunnable(int32_t id, std::string_view reason, bool with_summary = false);
@@ -335,6 +336,7 @@ class Engine {
   // epoch (settled shares).
   void Touch(int32_t s, int32_t u) {
     shares_[s].ratio_stale = true;
+    order_dirty_ |= uint64_t{1} << s;
     UnitChanged(u);
     const int32_t key = s * NumUnits() + u;  // touched_flag_ is sized by CreateShare
     if (!touched_flag_[key]) {
@@ -423,7 +425,12 @@ class Engine {
   uint64_t unsettled_ = ~uint64_t{0};
   uint64_t fresh_ = 0;       // looked at in this round's phase 1, unchanged since
   uint64_t with_head_ = 0;   // shares with a RUNNABLE job
+  uint64_t with_res_ = 0;    // shares with a reservation (res_job)
+  uint64_t borrowers_mask_ = 0, in_share_mask_ = 0;  // LEND_AND_BORROW; in-share preemption on
   std::vector<uint64_t> unit_heads_;  // by unit: shares whose head needs it
+  uint64_t eligible2_ = 0;   // Phase2Eligible() when last judged (read while settled)
+  std::vector<std::pair<int32_t, int32_t>> phase2_heads_;  // Phase2()'s heap
+  uint64_t order_dirty_ = ~uint64_t{0};  // shares whose order key changed since ComputeOrder()
   std::vector<BorrowedPart> borrowed_scratch_;
 
   struct RecountScratch {  // Recount()'s counters, [share * units + unit]
