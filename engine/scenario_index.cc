@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "engine/util/strings.h"
 #include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/enumerable_thread_specific.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/parallel_sort.h"
 
@@ -153,8 +154,11 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
     SimTime first_time = 0, last_time = 0;
   };
   std::vector<Block> blocks(stream.num_blocks());
+  // One event buffer per thread, reused block after block (decoding into
+  // the last block's events allocates next to nothing); freed on return.
+  tbb::enumerable_thread_specific<std::vector<ScenarioEvent>> buffers;
   tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks.size(), 1), [&](const tbb::blocked_range<size_t>& range) {
-    std::vector<ScenarioEvent> events;
+    std::vector<ScenarioEvent>& events = buffers.local();
     for (size_t b = range.begin(); b != range.end(); ++b) {
       Block& k = blocks[b];
       k.status = stream.ReadBlock(b, events);

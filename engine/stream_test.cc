@@ -104,6 +104,84 @@ TEST(StreamTest, AFileStreamReadsWhatWasWritten) {
       << refused.status().message();
 }
 
+// Blocks are decoded into the events of the last block read (their strings
+// reused): the events must be those a fresh read gives, and those encoded,
+// whatever the buffer held before (other request types, longer strings).
+// Submissions with every optional field and long strings, bare ones and
+// other requests, in a cycle of three: with blocks of two events, every slot
+// of a block reads over a different kind of event.
+Scenario MixedEvents() {
+  Scenario sc = testing::RandomScenario(1);
+  sc.events.clear();
+  sc.submit_count = 0;
+  for (int i = 0; i < 30; ++i) {
+    ScenarioEvent ev;
+    ev.time = i * 1000;
+    ev.path = absl::StrCat("events[", i * 1000003, "]");
+    if (i % 3 == 0) {
+      SubmitServiceJobRequest r;
+      r.job_name = absl::StrCat("a-job-name-longer-than-a-short-string-", i);
+      r.job_queue = "queue-with-a-long-name-xxxxxxxxxxxxxxxx";
+      r.service_job_type = "SAGEMAKER_TRAINING";
+      r.quota_share_name = "share-with-a-long-name-xxxxxxxxxxxxxxxx";
+      r.share_identifier = "fairshare-identifier";
+      r.scheduling_priority = 7;
+      r.retry_attempts = 3;
+      r.attempt_duration_seconds = 3600;
+      r.preemption_retries = 2;
+      r.payload_error = "serviceRequestPayload is not JSON: a long explanation";
+      r.payload_raw = "{not json at all, and longer than fifteen bytes";
+      r.instance_type = "ml.p4d.24xlarge-and-then-some";
+      r.instance_count = 16;
+      r.run_time = 123456;
+      r.outcome = JobOutcome::kFailed;
+      ev.request = std::move(r);
+      ++sc.submit_count;
+    } else if (i % 3 == 1) {
+      SubmitServiceJobRequest r;
+      r.job_name = absl::StrCat("j", i);
+      r.instance_type = "g";
+      r.instance_count = 1;
+      ev.request = std::move(r);
+      ++sc.submit_count;
+    } else {
+      UpdateServiceJobRequest r;
+      r.job_id = absl::StrCat("j", i - 1);
+      r.scheduling_priority = 1;
+      ev.request = std::move(r);
+    }
+    sc.events.push_back(std::move(ev));
+  }
+  return sc;
+}
+
+TEST(StreamTest, ReadingIntoUsedEventsGivesWhatAFreshReadGives) {
+  for (uint64_t seed = 0; seed <= 40; ++seed) {
+    const Scenario sc = seed == 0 ? MixedEvents() : testing::RandomScenario(seed);
+    auto stream = gen::QsbFileStream::FromBytes(gen::EncodeQsb(sc, 2, seed == 0 ? 2 : 7), "x.qsb");
+    ASSERT_TRUE(stream.ok()) << stream.status().message();
+    const size_t n = (*stream)->num_blocks();
+    std::vector<ScenarioEvent> used;
+    ASSERT_EQ((*stream)->num_events(), sc.events.size());
+    size_t first = 0;
+    for (size_t b = 0; b < n; ++b) {  // each block over its predecessor's events
+      std::vector<ScenarioEvent> fresh;
+      ASSERT_TRUE((*stream)->ReadBlock(b, fresh).ok());
+      ASSERT_TRUE((*stream)->ReadBlock(b, used).ok());
+      ASSERT_EQ(fresh, used) << "seed " << seed << ", block " << b;
+      ASSERT_TRUE(std::equal(fresh.begin(), fresh.end(), sc.events.begin() + static_cast<int64_t>(first)))
+          << "seed " << seed << ", block " << b;
+      first += fresh.size();
+      // Then the block again over the next one's events (or a shorter one).
+      if (b + 1 < n) {
+        ASSERT_TRUE((*stream)->ReadBlock(b + 1, used).ok());
+        ASSERT_TRUE((*stream)->ReadBlock(b, used).ok());
+        ASSERT_EQ(fresh, used) << "seed " << seed << ", block " << b << " over block " << b + 1;
+      }
+    }
+  }
+}
+
 // The error of streaming `bytes` (opening, then indexing), or "".
 std::string StreamError(const std::string& bytes) {
   auto stream = gen::QsbFileStream::FromBytes(bytes, "x.qsb");
