@@ -1,11 +1,13 @@
 #include "engine/gen/generator.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <numeric>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -354,13 +356,29 @@ QsbParts GenerateParts(const GenOptions& o, size_t block_events) {
   const size_t prefix = plan.head.events.size();  // the quotaShares entries
   return EncodeQsbParts(
       plan.head, prefix + plan.order.size(),
-      [&](size_t first, size_t end, const std::function<void(const ScenarioEvent&)>& put) {
+      [&](size_t first, size_t end, QsbEventWriter& w) {
+        char name[24] = {'j'};
         for (size_t i = first; i < end; ++i) {
-          if (i < prefix) {
-            put(plan.head.events[i]);
-          } else {
-            put(MakeEvent(plan, i - prefix));
+          const int64_t slot = i < prefix ? -1 : plan.order[i - prefix];
+          if (slot < 0) {
+            w.Put(i < prefix ? plan.head.events[i] : MakeEvent(plan, i - prefix));
+            continue;
           }
+          // A submission: MakeEvent()'s fields, written without building it
+          // (gen_test checks the bytes against EncodeQsb(Generate(o))).
+          const GenJob& j = plan.jobs[static_cast<size_t>(slot)];
+          QsbSubmitView v;
+          v.time = j.arrival;
+          v.index = i - prefix;
+          v.job_name = std::string_view(name, static_cast<size_t>(std::to_chars(name + 1, name + sizeof(name), slot).ptr - name));
+          v.quota_share_name = plan.share_names[static_cast<size_t>(j.share)];
+          v.scheduling_priority = j.priority;
+          if (j.failed) v.retry_attempts = 2;
+          v.instance_type = kUnitNames[j.unit];
+          v.instance_count = j.count;
+          v.run_time = j.run;
+          v.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
+          w.PutSubmit(v);
         }
       },
       block_events);

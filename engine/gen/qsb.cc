@@ -689,10 +689,47 @@ std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) 
   }
   return EncodeQsbEvents(
       s, s.events.size(),
-      [&](size_t first, size_t end, const std::function<void(const ScenarioEvent&)>& put) {
-        for (size_t i = first; i < end; ++i) put(s.events[i]);
+      [&](size_t first, size_t end, QsbEventWriter& w) {
+        for (size_t i = first; i < end; ++i) w.Put(s.events[i]);
       },
       block_events);
+}
+
+void QsbEventWriter::Put(const ScenarioEvent& ev) {
+  Writer w;
+  w.out.swap(out_);
+  PutEvent(w, ev);
+  w.out.swap(out_);
+}
+
+void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
+  Writer w;
+  w.out.swap(out_);
+  // PutEvent() of events[index], then PutRequest() of the submission.
+  w.I(v.time);
+  w.B(true);
+  w.U(v.index);
+  w.U(Request(std::in_place_type<SubmitServiceJobRequest>).index());
+  auto os = [&](const std::optional<std::string_view>& x) {
+    w.B(x.has_value());
+    if (x) w.S(*x);
+  };
+  os(v.job_name);
+  os(v.job_queue);
+  os(v.service_job_type);
+  os(v.quota_share_name);
+  os(v.share_identifier);
+  w.OI(v.scheduling_priority);
+  w.OI(v.retry_attempts);
+  w.OI(v.attempt_duration_seconds);
+  w.OI(v.preemption_retries);
+  w.S(v.payload_error);
+  w.S(v.payload_raw);
+  w.S(v.instance_type);
+  w.I(v.instance_count);
+  w.I(v.run_time);
+  w.E8(v.outcome);
+  w.out.swap(out_);
 }
 
 QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventRange& events,
@@ -705,10 +742,9 @@ QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventR
   std::vector<std::string> blocks(nblocks);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, nblocks, 1), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t b = range.begin(); b != range.end(); ++b) {
-      Writer w;
-      events(b * block_events, std::min(nevents, (b + 1) * block_events),
-             [&](const ScenarioEvent& ev) { PutEvent(w, ev); });
-      blocks[b] = std::move(w.out);
+      QsbEventWriter w;
+      events(b * block_events, std::min(nevents, (b + 1) * block_events), w);
+      blocks[b] = w.Take();
     }
   }, tbb::simple_partitioner());
   head.U(nblocks);

@@ -35,6 +35,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,15 +54,39 @@ inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (version 2
 // (version 2) is a parameter so that tests can make many small blocks.
 std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
                       size_t block_events = kQsbBlockEvents);
+// A submission as views of its fields: QsbEventWriter::PutSubmit(v) writes
+// the bytes Put() writes for the ScenarioEvent {time, "events[<index>]",
+// SubmitServiceJobRequest with these fields}, without building it.
+struct QsbSubmitView {
+  SimTime time = 0;
+  uint64_t index = 0;  // the path is events[index]
+  std::optional<std::string_view> job_name, job_queue, service_job_type, quota_share_name, share_identifier;
+  std::optional<int64_t> scheduling_priority, retry_attempts, attempt_duration_seconds, preemption_retries;
+  std::string_view payload_error, payload_raw, instance_type;
+  int64_t instance_count = 0;
+  SimTime run_time = 0;
+  JobOutcome outcome = JobOutcome::kSucceeded;
+};
+
+// The events of one block, in order, as the encoder receives them.
+class QsbEventWriter {
+ public:
+  void Put(const ScenarioEvent& ev);
+  void PutSubmit(const QsbSubmitView& v);
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
 // Version 2 of events given by a producer rather than held in a Scenario:
-// `events(first, end, put)` calls put() for events first..end-1 in order;
-// it is called once per block, in parallel, so it must be safe to call
+// `events(first, end, w)` puts events first..end-1 in order into w; it is
+// called once per block, in parallel, so it must be safe to call
 // concurrently. `head` gives everything but the events (its events are not
 // read; submit_count must be set). EncodeQsb(s) equals EncodeQsbEvents of
 // s's own events byte for byte; `quotasim gen` uses it to encode without
 // holding the generated scenario whole.
-using QsbEventRange = std::function<void(size_t first, size_t end,
-                                         const std::function<void(const ScenarioEvent&)>& put)>;
+using QsbEventRange = std::function<void(size_t first, size_t end, QsbEventWriter& w)>;
 std::string EncodeQsbEvents(const Scenario& head, size_t nevents, const QsbEventRange& events,
                             size_t block_events = kQsbBlockEvents);
 // The same bytes in parts: the file is `prefix` then the blocks in order.
