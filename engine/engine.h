@@ -24,8 +24,9 @@
 //    on a oneTBB task meanwhile. The job record copies the facts of its
 //    request and names live in the ScenarioIndex, so nothing points into a
 //    block once its events are applied.
-//  * The share order keeps each share's use/limit ratio until the share is
-//    touched, and sorts from the last round's order.
+//  * The share order keeps each share's sort key (use/limit ratio, head)
+//    between rounds, recomputes the keys of shares whose use, limits or head
+//    changed (order_dirty_ bits), and sorts from the last round's order.
 //  * Accounting (Own, Lent, Borrowed per share and unit; use and holds per
 //    unit) is incremental. CheckInvariants() compares it with the limits after
 //    every event; Recount() (full_invariant_check) recomputes it from the job
