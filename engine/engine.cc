@@ -226,8 +226,10 @@ RunStats Engine::Run() {
         }
         passed = true;
       }
+      if (!stats_.stopped.empty()) break;  // a preemption cycle: stop after this pass
       if (queue_.empty() || queue_.top().time != t) break;
     }
+    if (!stats_.stopped.empty()) break;
     // A batch that ran no pass may have left work for the next tick; a batch
     // that ran one has settled, so a stuck queue does not tick forever.
     if (knobs_.scheduling_interval > 0 && !passed && runnable_count_ > 0 && next_tick_ <= t) {
@@ -235,7 +237,7 @@ RunStats Engine::Run() {
       Push(next_tick_, EventType::kTick, kNone, 0, 0);
     }
   }
-  if (opt_.check_invariants) CheckEndOfRun();
+  if (opt_.check_invariants && stats_.stopped.empty()) CheckEndOfRun();
   stats_.end_time = end_time;
   sink_.OnEnd(end_time);
   return stats_;
@@ -267,6 +269,7 @@ Engine::JobFactsHolder Engine::FactsOf(const std::optional<std::string>& job_id)
 }
 
 void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
+  Progress();
   // Everything but a submission (its RUNNABLE comes as an internal event)
   // and a snapshot may change what the next pass decides.
   if (!std::holds_alternative<SubmitServiceJobRequest>(ev.request) &&
@@ -476,6 +479,7 @@ void Engine::ApplyInternalEvent(const Event& ev) {
     }
     case EventType::kAttemptEnd: {
       if (j.status != JobStatus::kRunning || j.attempt != ev.tag || j.draining) return;
+      Progress();
       const bool timeout = ev.aux == 1;
       Release(ev.job);
       if (!timeout && j.outcome == JobOutcome::kSucceeded) {
@@ -584,6 +588,7 @@ void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary
 }
 
 void Engine::Finish(int32_t id, JobStatus st, std::string_view reason, bool with_summary) {
+  Progress();
   Job& j = jobs_[id];
   DropReservation(id);
   ++j.attempt;
@@ -1285,6 +1290,14 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     r.preempted_for_slot = id;
     sink_.OnJob(r);
     Push(now_ + knobs_.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
+    if (opt_.cycle_preemptions > 0 && ++streak_[vid] == opt_.cycle_preemptions && stats_.stopped.empty()) {
+      stats_.stopped = absl::StrCat(
+          "run stopped at t=", FormatSeconds(now_), ": job ", Sv(NameOf(v)), " of share ", shares_[v.share].name,
+          " was preempted ", opt_.cycle_preemptions,
+          " times with no request applied, no attempt ended and no job finished in between: a preemption "
+          "cycle (docs/semantics.md, \"Preemption cycles\"); preemptionRetriesBeforeTermination or "
+          "horizonSeconds bounds it");
+    }
   }
   UnitChanged(j.unit);
   total_hold_[j.unit] -= j.hold;

@@ -444,6 +444,13 @@ class Engine {
   std::vector<int64_t> allow1_;
   std::vector<ReclaimDeadline> reclaim_deadlines_;
   std::vector<std::string>* collect_ = nullptr;  // CollectViolations() in progress
+  // Preemption cycles (RunOptions::cycle_preemptions): per job, preemptions
+  // since the last progress (a request applied, an attempt ended, a job
+  // finished); emptied by Progress().
+  absl::flat_hash_map<int32_t, int64_t> streak_;
+  void Progress() {
+    if (!streak_.empty()) streak_.clear();
+  }
   RunStats stats_;
 };
 

@@ -49,6 +49,12 @@ struct RunOptions {
   // Off, every share with a head is looked at in every round; the output is
   // the same either way (tests and fuzzers compare the two).
   bool skip_settled_shares = true;
+  // Fast engine: ends a run caught in a preemption cycle (docs/semantics.md,
+  // "Preemption cycles"). When one job has been preempted this many times
+  // with no request applied, no attempt ended and no job finished in
+  // between, the run stops after that pass, as at a horizon, and
+  // RunStats::stopped says why. 0: never (such a run does not end).
+  int64_t cycle_preemptions = 10'000;
   // Knobs to use instead of the scenario's own (`quotasim sweep` runs one
   // scenario under many knob settings without copying it). Fast engine only.
   std::optional<Knobs> knobs;
@@ -61,6 +67,9 @@ struct RunStats {
   int64_t jobs_submitted = 0;    // accepted SubmitServiceJob requests
   int64_t invariant_violations = 0;
   std::vector<std::string> violation_messages;  // the first 20
+  // Why the run ended before its events did (RunOptions::cycle_preemptions),
+  // or "" when it ran to the end (or to the horizon).
+  std::string stopped;
 };
 
 RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options);

@@ -34,10 +34,15 @@ struct Log {
 using qs::fuzz::FirstDifference;
 using qs::fuzz::StringLog;
 
+// A scenario caught in a preemption cycle never ends in the reference engine
+// (it has no such stop); the fast engine stops it, and the input is skipped.
+constexpr int64_t kCyclePreemptions = 1000;
+
 void RunFast(const qs::Scenario& sc, Log& log) {
   StringLog w(&log.text);
   qs::RunOptions o;
   o.check_invariants = false;  // the invariant fuzzer checks; here only the decisions count
+  o.cycle_preemptions = kCyclePreemptions;
   log.stats = qs::RunFastEngine(sc, w, o);
 }
 
@@ -73,11 +78,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Log& reference = *new Log;
   static Log& in1 = *new Log;
   static Log& in2 = *new Log;
+  arena1->execute([&] { RunFast(*sc, in1); });
+  if (!in1.stats.stopped.empty()) return 0;  // a preemption cycle: the reference would not end
   RunReference(*sc, reference);
   QS_FUZZ_CHECK(reference.stats.invariant_violations == 0,
                 "reference engine checker: " << reference.stats.invariant_violations << " violation(s); first: "
                                              << reference.stats.violation_messages.front());
-  arena1->execute([&] { RunFast(*sc, in1); });
   Expect(in1, reference, "A = fast engine (1-thread arena), B = reference engine");
   arena2->execute([&] { RunFast(*sc, in2); });
   Expect(in2, in1, "A = fast engine in a 2-thread arena, B = 1-thread arena");

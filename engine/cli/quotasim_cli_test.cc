@@ -56,6 +56,26 @@ TEST_F(CliTest, RunWritesLogAndSummaryAndPrintsTable) {
   EXPECT_NE(summary.find("\"quotaShares\""), std::string::npos);
 }
 
+// engine/testdata/preemption-cycle.json never ends by itself (engine_test):
+// the run stops, exits 1 naming the file and the cycle, and writes the log
+// and summary up to the stop; --cycle-preemptions sets when.
+TEST_F(CliTest, APreemptionCycleStopsTheRunWithExitOne) {
+  const std::string scenario = QS_SOURCE_DIR "/engine/testdata/preemption-cycle.json";
+  fs::path ev = dir_ / "e.jsonl", sum = dir_ / "s.json";
+  Result r = Quotasim("run " + scenario + " -q --cycle-preemptions 50 --events " + ev.string() + " --summary " +
+                      sum.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("preemption-cycle.json: run stopped at t="), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("was preempted 50 times"), std::string::npos) << r.output;
+  EXPECT_NE(ReadFile(sum).find("\"jobsUnfinished\": "), std::string::npos);
+  EXPECT_NE(ReadFile(ev).find("\"preemptedAttemptCount\": 49,"), std::string::npos);
+  EXPECT_EQ(Quotasim("run " + scenario + " -q --cycle-preemptions -1").exit_code, 1);
+  // The default stops it too (after 10,000 preemptions of one job).
+  Result d = Quotasim("run " + scenario + " -q");
+  EXPECT_EQ(d.exit_code, 1);
+  EXPECT_NE(d.output.find("was preempted 10000 times"), std::string::npos) << d.output.substr(0, 2000);
+}
+
 TEST_F(CliTest, ThreadCountsAndEnginesGiveIdenticalBytes) {
   std::string logs[4];
   const char* variants[4] = {"--threads 1", "--threads 2", "--engine reference --threads 1",

@@ -60,6 +60,7 @@ int RunCommand(const std::vector<std::string>& args) {
   po::options_description opts("quotasim run SCENARIO.json|SCENARIO.qsb [options]");
   std::string scenario_path, events_path, summary_path, engine_name = "fast";
   int threads = 0;
+  int64_t cycle_preemptions = 10'000;
   opts.add_options()("help,h", "show this help")(
       "events", po::value<std::string>(&events_path),
       "write the event log (JSON Lines) to this file")(
@@ -70,6 +71,9 @@ int RunCommand(const std::vector<std::string>& args) {
       "fast | reference (the simple, slow engine the fast one is checked against)")(
       "no-check", "skip the invariant checks after every event")(
       "full-check", "also recount all accounting after every event (slow; fast engine)")(
+      "cycle-preemptions", po::value<int64_t>(&cycle_preemptions)->default_value(10'000),
+      "stop a run caught in a preemption cycle once a job is preempted this often with nothing "
+      "finishing in between (exit 1; fast engine; 0 = never)")(
       "quiet,q", "do not print the per-share table");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
@@ -92,6 +96,10 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   if (threads < 0) {
     std::cerr << "quotasim run: --threads must be >= 0\n";
+    return kExitError;
+  }
+  if (cycle_preemptions < 0) {
+    std::cerr << "quotasim run: --cycle-preemptions must be >= 0\n";
     return kExitError;
   }
   const int workers = threads == 0 ? tbb::info::default_concurrency() : threads;
@@ -139,6 +147,7 @@ int RunCommand(const std::vector<std::string>& args) {
   RunOptions options;
   options.check_invariants = vm.count("no-check") == 0;
   options.full_invariant_check = vm.count("full-check") > 0;
+  options.cycle_preemptions = cycle_preemptions;
   RunStats stats;
   if (stream) {
     absl::StatusOr<RunStats> streamed = RunFastEngine(*stream, *std::move(index), tee, options);
@@ -172,6 +181,11 @@ int RunCommand(const std::vector<std::string>& args) {
     std::cout << "event log: " << (events_path.empty() ? "(not written; use --events FILE)" : events_path)
               << "\n";
     if (!summary_path.empty()) std::cout << "summary: " << summary_path << "\n";
+  }
+  if (!stats.stopped.empty()) {
+    // The log and summary were written up to the stop, as at a horizon.
+    std::cerr << "quotasim: " << scenario_path << ": " << stats.stopped << "\n";
+    return kExitError;
   }
   return kExitOk;
 }

@@ -228,6 +228,7 @@ int SweepCommand(const std::vector<std::string>& args) {
   std::vector<std::string> summaries(mine.size());
   std::vector<Summary> results(mine.size());
   std::vector<absl::Status> errors(mine.size());
+  std::vector<std::string> stopped(mine.size());  // RunStats::stopped
   // One task per variant (simple_partitioner, grain 1): whole engine runs
   // of unequal length, balanced by work stealing. Each writes only its slot.
   tbb::parallel_for(
@@ -249,6 +250,7 @@ int SweepCommand(const std::vector<std::string>& args) {
             errors[slot] = streamed.status();
             continue;
           }
+          stopped[slot] = std::move(stats.stopped);
           results[slot] = b.Build(stats.invariant_violations);
           summaries[slot] = SummaryToJson(results[slot]);
         }
@@ -283,7 +285,14 @@ int SweepCommand(const std::vector<std::string>& args) {
   }
   std::cout << "quotasim sweep: " << mine.size() << " of " << variants.size() << " variants written to " << out_dir
             << "\n";
-  return kExitOk;
+  // A variant caught in a preemption cycle was written up to its stop.
+  bool any_stopped = false;
+  for (size_t slot = 0; slot < mine.size(); ++slot) {
+    if (stopped[slot].empty()) continue;
+    std::cerr << "quotasim sweep: variant " << variants[mine[slot]].name << ": " << stopped[slot] << "\n";
+    any_stopped = true;
+  }
+  return any_stopped ? kExitError : kExitOk;
 }
 
 }  // namespace qs
