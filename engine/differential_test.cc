@@ -94,6 +94,25 @@ TEST(DifferentialTest, LargerRandomScenariosAgree) {
   }
 }
 
+// A scenario that preempts for ever (docs/semantics.md, "Preemption
+// cycles"): both engines stop it after the same pass, with the same log.
+TEST(DifferentialTest, APreemptionCycleStopsBothEnginesAtTheSamePoint) {
+  absl::StatusOr<Scenario> sc = LoadScenarioFile(QS_SOURCE_DIR "/engine/testdata/preemption-cycle.json");
+  ASSERT_TRUE(sc.ok()) << sc.status().message();
+  for (int64_t k : {1, 2, 300}) {
+    RunOptions o;
+    o.full_invariant_check = true;
+    o.cycle_preemptions = k;
+    const testing::Captured fast = testing::CaptureFast(*sc, o);
+    const testing::Captured ref = testing::CaptureReference(*sc, k);
+    ASSERT_EQ(testing::FirstDifference(fast.log, ref.log), "") << k;
+    EXPECT_NE(fast.stats.stopped, "") << k;
+    EXPECT_EQ(fast.stats.stopped, ref.stats.stopped) << k;
+    EXPECT_EQ(fast.stats.end_time, ref.stats.end_time) << k;
+    EXPECT_EQ(fast.stats.invariant_violations + ref.stats.invariant_violations, 0) << k;
+  }
+}
+
 // Skipping settled shares (engine/engine.h) only saves work: with it off,
 // every share with a head is looked at in every round, and the bytes must be
 // the same. Small random scenarios cover every request and knob; generated

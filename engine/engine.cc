@@ -1291,12 +1291,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     sink_.OnJob(r);
     Push(now_ + knobs_.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
     if (opt_.cycle_preemptions > 0 && ++streak_[vid] == opt_.cycle_preemptions && stats_.stopped.empty()) {
-      stats_.stopped = absl::StrCat(
-          "run stopped at t=", FormatSeconds(now_), ": job ", Sv(NameOf(v)), " of share ", shares_[v.share].name,
-          " was preempted ", opt_.cycle_preemptions,
-          " times with no request applied, no attempt ended and no job finished in between: a preemption "
-          "cycle (docs/semantics.md, \"Preemption cycles\"); preemptionRetriesBeforeTermination or "
-          "horizonSeconds bounds it");
+      stats_.stopped = PreemptionCycleMessage(now_, NameOf(v), shares_[v.share].name, opt_.cycle_preemptions);
     }
   }
   UnitChanged(j.unit);

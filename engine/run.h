@@ -24,15 +24,31 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "engine/event_log.h"
 #include "engine/event_stream.h"
 #include "engine/scenario.h"
 #include "engine/scenario_index.h"
+#include "engine/time.h"
 
 namespace qs {
+
+inline constexpr int64_t kDefaultCyclePreemptions = 10'000;
+
+// RunStats::stopped for a preemption cycle (both engines say the same).
+inline std::string PreemptionCycleMessage(SimTime now, std::string_view job, std::string_view share,
+                                          int64_t preemptions) {
+  return absl::StrCat("run stopped at t=", FormatSeconds(now), ": job ", absl::string_view(job.data(), job.size()),
+                      " of share ", absl::string_view(share.data(), share.size()),
+                      " was preempted ", preemptions,
+                      " times with no request applied, no attempt ended and no job finished in between: a "
+                      "preemption cycle (docs/semantics.md, \"Preemption cycles\"); "
+                      "preemptionRetriesBeforeTermination or horizonSeconds bounds it");
+}
 
 struct RunOptions {
   // Run CheckInvariants() after every event and after every pass. Violations
@@ -49,12 +65,13 @@ struct RunOptions {
   // Off, every share with a head is looked at in every round; the output is
   // the same either way (tests and fuzzers compare the two).
   bool skip_settled_shares = true;
-  // Fast engine: ends a run caught in a preemption cycle (docs/semantics.md,
-  // "Preemption cycles"). When one job has been preempted this many times
-  // with no request applied, no attempt ended and no job finished in
-  // between, the run stops after that pass, as at a horizon, and
-  // RunStats::stopped says why. 0: never (such a run does not end).
-  int64_t cycle_preemptions = 10'000;
+  // Ends a run caught in a preemption cycle (docs/semantics.md, "Preemption
+  // cycles"). When one job has been preempted this many times with no
+  // request applied, no attempt ended and no job finished in between, the
+  // run stops after that pass, as at a horizon, and RunStats::stopped says
+  // why. 0: never (such a run does not end). The reference engine takes it
+  // as RunReferenceEngine's cycle_preemptions.
+  int64_t cycle_preemptions = kDefaultCyclePreemptions;
   // Knobs to use instead of the scenario's own (`quotasim sweep` runs one
   // scenario under many knob settings without copying it). Fast engine only.
   std::optional<Knobs> knobs;
@@ -87,7 +104,8 @@ absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, ScenarioIndex 
 // check_invariants = false skips the reference's own (slow, string-keyed)
 // invariant checks: for callers that only compare its decisions (the
 // differential fuzzer, benchmarks).
-RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink, bool check_invariants = true);
+RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink, bool check_invariants = true,
+                            int64_t cycle_preemptions = kDefaultCyclePreemptions);
 
 }  // namespace qs
 

@@ -73,7 +73,7 @@ int RunCommand(const std::vector<std::string>& args) {
       "full-check", "also recount all accounting after every event (slow; fast engine)")(
       "cycle-preemptions", po::value<int64_t>(&cycle_preemptions)->default_value(10'000),
       "stop a run caught in a preemption cycle once a job is preempted this often with nothing "
-      "finishing in between (exit 1; fast engine; 0 = never)")(
+      "finishing in between (exit 1; 0 = never)")(
       "quiet,q", "do not print the per-share table");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
@@ -155,7 +155,8 @@ int RunCommand(const std::vector<std::string>& args) {
     stats = *std::move(streamed);
   } else {
     stats = engine_name == "fast" ? RunFastEngine(*scenario, tee, options)
-                                  : RunReferenceEngine(*scenario, tee, options.check_invariants);
+                                  : RunReferenceEngine(*scenario, tee, options.check_invariants,
+                                                       options.cycle_preemptions);
   }
   if (writer) {
     writer->Flush();

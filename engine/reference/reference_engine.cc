@@ -160,8 +160,8 @@ bool IsMisconfiguration(std::string_view reason) {
 
 class Engine {
  public:
-  Engine(const Scenario& scenario, LogSink& sink, bool check_invariants)
-      : sc_(scenario), sink_(sink), check_invariants_(check_invariants) {
+  Engine(const Scenario& scenario, LogSink& sink, bool check_invariants, int64_t cycle_preemptions)
+      : sc_(scenario), sink_(sink), check_invariants_(check_invariants), cycle_preemptions_(cycle_preemptions) {
     for (const CapacityLimit& l : sc_.service_environment.capacity_limits) {
       env_limits_[l.capacity_unit] = l.max_capacity;
     }
@@ -498,6 +498,7 @@ class Engine {
       Violation(absl::StrCat("invariant 4: terminal job ", std::string(j.name), " changes to ",
                              JobStatusName(status)));
     }
+    if (IsTerminal(status)) Progress();  // a job finished
     std::string copy(reason);
     j.status = status;
     j.reason = std::move(copy);
@@ -612,6 +613,11 @@ class Engine {
   const Scenario& sc_;
   LogSink& sink_;
   const bool check_invariants_;
+  // Preemption cycles (docs/semantics.md): per job, preemptions since the
+  // last request, attempt end or finished job.
+  const int64_t cycle_preemptions_;
+  std::map<int, int64_t> preempted_since_progress_;
+  void Progress() { preempted_since_progress_.clear(); }
   RunStats stats_;
   SimTime now_ = 0;
   std::map<std::string, int64_t> env_limits_;
@@ -680,9 +686,11 @@ RunStats Engine::Run() {
       Pass();
       passed = true;
       CheckInvariants(false);
+      if (!stats_.stopped.empty()) break;  // a preemption cycle: stop after this pass
       if (!HasInternalAt(now_)) break;
       ProcessInternalAt(now_);
     }
+    if (!stats_.stopped.empty()) break;
     // Ticks. docs/semantics.md §1 schedules one after *each* batch with a
     // RUNNABLE job; we schedule it only after a batch that ran no pass: a
     // batch that ran one has settled (state changes only through events, and
@@ -749,6 +757,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
       break;
     }
     case EventKind::kAttemptEnd: {
+      Progress();  // an attempt ended
       bool timed_out = j.timed_out;
       Release(j);
       ++j.epoch;
@@ -803,6 +812,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
 // ============================================================ scenario events
 void Engine::ProcessScenario(const ScenarioEvent& ev) {
   ++stats_.events_processed;
+  Progress();  // a request applied (or rejected)
   if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
     OnSubmit(ev, *r);
   } else if (const auto* r1 = std::get_if<UpdateServiceJobRequest>(&ev.request)) {
@@ -1425,6 +1435,10 @@ void Engine::Preempt(const std::vector<int>& victims, int ji, PreemptionType typ
     Commit(vj, vj.status, in_progress, rec);
     Schedule(now_ + sc_.knobs.preemption_drain,
              InternalEvent{EventKind::kDrainEnd, v, vj.epoch, 0});
+    if (cycle_preemptions_ > 0 && ++preempted_since_progress_[v] == cycle_preemptions_ && stats_.stopped.empty()) {
+      stats_.stopped = PreemptionCycleMessage(now_, vj.name, shares_[static_cast<size_t>(vj.share)].name,
+                                              cycle_preemptions_);
+    }
   }
   NoteHeld(ji);
   Job& j = jobs_[static_cast<size_t>(ji)];
@@ -1521,8 +1535,9 @@ void Engine::CheckInvariants(bool reset) {
 }  // namespace
 }  // namespace reference_internal
 
-RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink, bool check_invariants) {
-  reference_internal::Engine engine(scenario, sink, check_invariants);
+RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink, bool check_invariants,
+                            int64_t cycle_preemptions) {
+  reference_internal::Engine engine(scenario, sink, check_invariants, cycle_preemptions);
   return engine.Run();
 }
 

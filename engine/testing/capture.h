@@ -37,12 +37,12 @@ inline Captured CaptureFast(const Scenario& sc, bool full_check = true) {
   return CaptureFast(sc, o);
 }
 
-inline Captured CaptureReference(const Scenario& sc) {
+inline Captured CaptureReference(const Scenario& sc, int64_t cycle_preemptions = kDefaultCyclePreemptions) {
   std::ostringstream out;
   Captured c;
   {
     JsonlWriter w(&out);
-    c.stats = RunReferenceEngine(sc, w);
+    c.stats = RunReferenceEngine(sc, w, /*check_invariants=*/true, cycle_preemptions);
   }
   c.log = out.str();
   return c;
