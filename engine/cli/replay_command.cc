@@ -116,12 +116,13 @@ int ReplayCommand(const std::vector<std::string>& args) {
     }
   }
   for (const std::string& v : run->stats.violation_messages) std::cerr << "quotasim: INVARIANT VIOLATION: " << v << "\n";
+  if (!run->stats.stopped.empty()) std::cerr << "quotasim: " << run->stats.stopped << "\n";  // written up to the stop
   if (vm.count("quiet") == 0) {
     std::cout << w.trace_name << " under " << policy->name << ": " << w.jobs.size() << " jobs, " << w.shares.size()
               << " shares, " << w.environment << " x " << w.instance_type << "\n"
               << SummaryToTable(run->summary);
   }
-  return run->stats.invariant_violations == 0 ? kExitOk : kExitError;
+  return run->stats.invariant_violations == 0 && run->stats.stopped.empty() ? kExitOk : kExitError;
 }
 
 }  // namespace qs
