@@ -333,8 +333,8 @@ class Engine {
   void EmitJob(int32_t id, JobStatus st, std::string_view reason, bool with_summary = false);
   void EmitSnapshot();
 
-  // Marks (share, unit) for the next CheckLimits() and moves the unit's
-  // epoch (settled shares).
+  // Marks (share, unit) for the next CheckLimits() and the share's order key
+  // for recomputing, and unsettles the shares whose head needs u.
   void Touch(int32_t s, int32_t u) {
     shares_[s].ratio_stale = true;
     order_dirty_ |= uint64_t{1} << s;

@@ -60,7 +60,7 @@ int RunCommand(const std::vector<std::string>& args) {
   po::options_description opts("quotasim run SCENARIO.json|SCENARIO.qsb [options]");
   std::string scenario_path, events_path, summary_path, engine_name = "fast";
   int threads = 0;
-  int64_t cycle_preemptions = 10'000;
+  int64_t cycle_preemptions = kDefaultCyclePreemptions;
   opts.add_options()("help,h", "show this help")(
       "events", po::value<std::string>(&events_path),
       "write the event log (JSON Lines) to this file")(
@@ -71,7 +71,7 @@ int RunCommand(const std::vector<std::string>& args) {
       "fast | reference (the simple, slow engine the fast one is checked against)")(
       "no-check", "skip the invariant checks after every event")(
       "full-check", "also recount all accounting after every event (slow; fast engine)")(
-      "cycle-preemptions", po::value<int64_t>(&cycle_preemptions)->default_value(10'000),
+      "cycle-preemptions", po::value<int64_t>(&cycle_preemptions)->default_value(kDefaultCyclePreemptions),
       "stop a run caught in a preemption cycle once a job is preempted this often with nothing "
       "finishing in between (exit 1; 0 = never)")(
       "quiet,q", "do not print the per-share table");

@@ -55,6 +55,10 @@ class Writer {
     B(s.has_value());
     if (s) S(*s);
   }
+  void OS(const std::optional<std::string_view>& s) {
+    B(s.has_value());
+    if (s) S(*s);
+  }
   void OI(const std::optional<int64_t>& v) {
     B(v.has_value());
     if (v) I(*v);
@@ -119,13 +123,8 @@ class Reader {
     return b == 1;
   }
   std::string S() {
-    const uint64_t n = U();
-    if (n > d_.size() - p_) {
-      Fail("string length beyond the end");
-      return {};
-    }
-    std::string s(d_.substr(p_, n));
-    p_ += n;
+    std::string s;
+    SInto(s);
     return s;
   }
   std::optional<std::string> OS() {
@@ -209,27 +208,58 @@ class Reader {
   std::string err_;
 };
 
+std::optional<std::string_view> ViewOf(const std::optional<std::string>& s) {
+  return s ? std::optional<std::string_view>(*s) : std::nullopt;
+}
+
+QsbSubmitView ViewOf(const SubmitServiceJobRequest& r) {
+  QsbSubmitView v;
+  v.job_name = ViewOf(r.job_name);
+  v.job_queue = ViewOf(r.job_queue);
+  v.service_job_type = ViewOf(r.service_job_type);
+  v.quota_share_name = ViewOf(r.quota_share_name);
+  v.share_identifier = ViewOf(r.share_identifier);
+  v.scheduling_priority = r.scheduling_priority;
+  v.retry_attempts = r.retry_attempts;
+  v.attempt_duration_seconds = r.attempt_duration_seconds;
+  v.preemption_retries = r.preemption_retries;
+  v.payload_error = r.payload_error;
+  v.payload_raw = r.payload_raw;
+  v.instance_type = r.instance_type;
+  v.instance_count = r.instance_count;
+  v.run_time = r.run_time;
+  v.outcome = r.outcome;
+  return v;
+}
+
+// A submission's fields (after its type): the one writer of them, for
+// PutRequest() and QsbEventWriter::PutSubmit() alike (GetSubmitInto() reads
+// them back in this order).
+void PutSubmitFields(Writer& w, const QsbSubmitView& v) {
+  w.OS(v.job_name);
+  w.OS(v.job_queue);
+  w.OS(v.service_job_type);
+  w.OS(v.quota_share_name);
+  w.OS(v.share_identifier);
+  w.OI(v.scheduling_priority);
+  w.OI(v.retry_attempts);
+  w.OI(v.attempt_duration_seconds);
+  w.OI(v.preemption_retries);
+  w.S(v.payload_error);
+  w.S(v.payload_raw);
+  w.S(v.instance_type);
+  w.I(v.instance_count);
+  w.I(v.run_time);
+  w.E8(v.outcome);
+}
+
 void PutRequest(Writer& w, const Request& req) {
   w.U(req.index());
   std::visit(
       [&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
         if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
-          w.OS(r.job_name);
-          w.OS(r.job_queue);
-          w.OS(r.service_job_type);
-          w.OS(r.quota_share_name);
-          w.OS(r.share_identifier);
-          w.OI(r.scheduling_priority);
-          w.OI(r.retry_attempts);
-          w.OI(r.attempt_duration_seconds);
-          w.OI(r.preemption_retries);
-          w.S(r.payload_error);
-          w.S(r.payload_raw);
-          w.S(r.instance_type);
-          w.I(r.instance_count);
-          w.I(r.run_time);
-          w.E8(r.outcome);
+          PutSubmitFields(w, ViewOf(r));
         } else if constexpr (std::is_same_v<T, UpdateServiceJobRequest>) {
           w.OS(r.job_id);
           w.OI(r.scheduling_priority);
@@ -264,26 +294,33 @@ void PutRequest(Writer& w, const Request& req) {
       req);
 }
 
+// A submission's fields (after its type), into `r`, which may hold an
+// earlier submission: every field is written, strings into the buffers
+// already there.
+void GetSubmitInto(Reader& rd, SubmitServiceJobRequest& r) {
+  rd.OSInto(r.job_name);
+  rd.OSInto(r.job_queue);
+  rd.OSInto(r.service_job_type);
+  rd.OSInto(r.quota_share_name);
+  rd.OSInto(r.share_identifier);
+  r.scheduling_priority = rd.OInt32("schedulingPriority");
+  r.retry_attempts = rd.OInt32("attempts");
+  r.attempt_duration_seconds = rd.OInt32("attemptDurationSeconds");
+  r.preemption_retries = rd.OInt32("preemptionRetriesBeforeTermination");
+  rd.SInto(r.payload_error);
+  rd.SInto(r.payload_raw);
+  rd.SInto(r.instance_type);
+  r.instance_count = rd.Int32("InstanceCount");
+  r.run_time = rd.Time("runSeconds");
+  r.outcome = rd.E8<JobOutcome>(2, "outcome");
+}
+
 Request GetRequest(Reader& rd) {
   const uint64_t type = rd.U();
   switch (type) {
     case 0: {
       SubmitServiceJobRequest r;
-      r.job_name = rd.OS();
-      r.job_queue = rd.OS();
-      r.service_job_type = rd.OS();
-      r.quota_share_name = rd.OS();
-      r.share_identifier = rd.OS();
-      r.scheduling_priority = rd.OInt32("schedulingPriority");
-      r.retry_attempts = rd.OInt32("attempts");
-      r.attempt_duration_seconds = rd.OInt32("attemptDurationSeconds");
-      r.preemption_retries = rd.OInt32("preemptionRetriesBeforeTermination");
-      r.payload_error = rd.S();
-      r.payload_raw = rd.S();
-      r.instance_type = rd.S();
-      r.instance_count = rd.Int32("InstanceCount");
-      r.run_time = rd.Time("runSeconds");
-      r.outcome = rd.E8<JobOutcome>(2, "outcome");
+      GetSubmitInto(rd, r);
       return r;
     }
     case 1: {
@@ -373,13 +410,19 @@ void PutHead(Writer& w, const Scenario& s, size_t nevents) {
   w.U(nevents);
 }
 
+// An event's time and path; paths are "quotaShares[i]" or "events[i]": the
+// kind and index are stored.
+void PutEventHead(Writer& w, SimTime time, bool is_event, uint64_t index) {
+  w.I(time);
+  w.B(is_event);
+  w.U(index);
+}
+
 void PutEvent(Writer& w, const ScenarioEvent& ev) {
-  w.I(ev.time);
-  // Paths are "quotaShares[i]" or "events[i]": store the kind and index.
   const bool share = ev.path.rfind("quotaShares[", 0) == 0;
   const size_t open = ev.path.find('[');
-  w.B(!share);
-  w.U(open == std::string::npos ? 0 : std::strtoull(ev.path.c_str() + open + 1, nullptr, 10));
+  PutEventHead(w, ev.time, !share,
+               open == std::string::npos ? 0 : std::strtoull(ev.path.c_str() + open + 1, nullptr, 10));
   PutRequest(w, ev.request);
 }
 
@@ -420,19 +463,10 @@ Scenario GetHead(Reader& rd, std::string_view source) {
   return s;
 }
 
-ScenarioEvent GetEvent(Reader& rd) {
-  ScenarioEvent ev;
-  ev.time = rd.Time("time");
-  const bool is_event = rd.B();
-  const uint64_t idx = rd.U();
-  ev.path = absl::StrCat(is_event ? "events[" : "quotaShares[", idx, "]");
-  ev.request = GetRequest(rd);
-  return ev;
-}
-
-// GetEvent() into an event that may hold an earlier one: the same value,
-// reads and errors, but a submission (nearly every event of a big file) is
-// decoded field by field into the strings already there.
+// One event into `ev`, which may hold an earlier one: a submission (nearly
+// every event of a big file) is decoded field by field into the strings
+// already there, so that decoding a block into the last block's events
+// allocates next to nothing.
 void GetEventInto(Reader& rd, ScenarioEvent& ev) {
   ev.time = rd.Time("time");
   const bool is_event = rd.B();
@@ -452,23 +486,7 @@ void GetEventInto(Reader& rd, ScenarioEvent& ev) {
   }
   rd = peek;
   if (!std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ev.request.emplace<SubmitServiceJobRequest>();
-  SubmitServiceJobRequest& r = std::get<SubmitServiceJobRequest>(ev.request);
-  // Field by field in GetRequest()'s order, every field written.
-  rd.OSInto(r.job_name);
-  rd.OSInto(r.job_queue);
-  rd.OSInto(r.service_job_type);
-  rd.OSInto(r.quota_share_name);
-  rd.OSInto(r.share_identifier);
-  r.scheduling_priority = rd.OInt32("schedulingPriority");
-  r.retry_attempts = rd.OInt32("attempts");
-  r.attempt_duration_seconds = rd.OInt32("attemptDurationSeconds");
-  r.preemption_retries = rd.OInt32("preemptionRetriesBeforeTermination");
-  rd.SInto(r.payload_error);
-  rd.SInto(r.payload_raw);
-  rd.SInto(r.instance_type);
-  r.instance_count = rd.Int32("InstanceCount");
-  r.run_time = rd.Time("runSeconds");
-  r.outcome = rd.E8<JobOutcome>(2, "outcome");
+  GetSubmitInto(rd, std::get<SubmitServiceJobRequest>(ev.request));
 }
 
 // The JSON parser's rule, which engines rely on (later requests name jobs by
@@ -560,7 +578,8 @@ absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view sou
   SimTime last = 0;
   int64_t submits = 0;
   for (uint64_t i = 0; i < nevents && rd.ok(); ++i) {
-    ScenarioEvent ev = GetEvent(rd);
+    ScenarioEvent ev;
+    GetEventInto(rd, ev);
     if (ev.time < last) rd.Fail("events are not sorted by time");
     last = ev.time;
     if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ++submits;
@@ -705,30 +724,10 @@ void QsbEventWriter::Put(const ScenarioEvent& ev) {
 void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
   Writer w;
   w.out.swap(out_);
-  // PutEvent() of events[index], then PutRequest() of the submission.
-  w.I(v.time);
-  w.B(true);
-  w.U(v.index);
+  // PutEvent() of events[index] holding the submission.
+  PutEventHead(w, v.time, true, v.index);
   w.U(Request(std::in_place_type<SubmitServiceJobRequest>).index());
-  auto os = [&](const std::optional<std::string_view>& x) {
-    w.B(x.has_value());
-    if (x) w.S(*x);
-  };
-  os(v.job_name);
-  os(v.job_queue);
-  os(v.service_job_type);
-  os(v.quota_share_name);
-  os(v.share_identifier);
-  w.OI(v.scheduling_priority);
-  w.OI(v.retry_attempts);
-  w.OI(v.attempt_duration_seconds);
-  w.OI(v.preemption_retries);
-  w.S(v.payload_error);
-  w.S(v.payload_raw);
-  w.S(v.instance_type);
-  w.I(v.instance_count);
-  w.I(v.run_time);
-  w.E8(v.outcome);
+  PutSubmitFields(w, v);
   w.out.swap(out_);
 }
 
