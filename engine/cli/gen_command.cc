@@ -30,7 +30,7 @@ int GenCommand(const std::vector<std::string>& args) {
       "shares", po::value<int>(&o.shares)->default_value(o.shares), "quota shares (1 .. 20)")(
       "units", po::value<int>(&o.units)->default_value(o.units), "GPU instance types (1 .. 5)")(
       "seed", po::value<uint64_t>(&o.seed)->default_value(o.seed), "random seed")(
-      "load", po::value<double>(&o.load)->default_value(o.load, absl::StrCat(o.load)), "offered load (instance-time / capacity)")(
+      "load", po::value<double>(&o.load)->default_value(o.load, absl::StrCat(o.load)), "offered load per share and type (instance-time / limit)")(
       "median-run-seconds", po::value<double>(&o.median_run_seconds)->default_value(o.median_run_seconds),
       "median run time (lognormal, sigma 1.6)")(
       "max-run-seconds", po::value<double>(&o.max_run_seconds)->default_value(o.max_run_seconds),
@@ -39,7 +39,7 @@ int GenCommand(const std::vector<std::string>& args) {
                       "fraction of jobs whose priority is updated later")(
       "terminations", po::value<double>(&o.terminate_fraction)->default_value(o.terminate_fraction, absl::StrCat(o.terminate_fraction)),
       "fraction of jobs terminated")("limit-changes", po::value<int>(&o.limit_changes)->default_value(o.limit_changes),
-                                     "UpdateQuotaShare events over the span")(
+                                     "temporary limit changes (each an UpdateQuotaShare and one back)")(
       "no-preemption", po::bool_switch(&no_preemption), "only RESERVE/LEND shares, in-share preemption off")(
       "threads", po::value<int>(&threads)->default_value(0), "worker threads (0 = all cores); output never depends on it")(
       "out", po::value<std::string>(&out), "output file: .json (scenario format) or .qsb (compact binary)");

@@ -15,9 +15,15 @@
 //    1/(s+1): a few teams dominate, as in real clusters), and limits sized
 //    to them: a share's limits add up to ~128 instances x its relative size
 //    (x 0.8, 1 or 1.2), split over its 1-5 instance types (at least 16
-//    each); its jobs use its types in proportion to those limits. The
-//    environment holds 90-110% of the limits of each type;
-//  * priority updates, terminations and quota-limit changes sprinkled in.
+//    each). The environment holds 90-110% of the limits of each type;
+//  * load: every share offers `load` times its limits on each of its types
+//    (instance-time over time; scaled down on a type whose environment
+//    holds less than its limits add up to), counting the quarter-of-limit
+//    cap on instance counts and the run-time clamp. No share is overloaded
+//    on average; the diurnal peaks (1 + a) and bursts are;
+//  * priority updates, terminations and temporary quota-limit changes
+//    (50-150% of a share's limits for half the time to the next change,
+//    then back) sprinkled in.
 //
 // Determinism: jobs are generated in blocks of kBlockJobs, each from its own
 // std::mt19937_64 seeded by (seed, block), with quotasim's own distribution
@@ -46,7 +52,7 @@ struct GenOptions {
   int shares = 8;            // 1..20
   int units = 2;             // 1..5 instance types
   uint64_t seed = 1;
-  double load = 0.9;         // offered instance-time / capacity-time
+  double load = 0.9;         // offered instance-time / limits, per share and type
   double median_run_seconds = 900;
   double max_run_seconds = 7 * 86400;
   double diurnal_amplitude = 0.5;
@@ -54,7 +60,7 @@ struct GenOptions {
   bool preemption = true;            // in-share preemption on some shares, borrowing on
   double priority_update_fraction = 0.02;
   double terminate_fraction = 0.01;
-  int limit_changes = 4;             // UpdateQuotaShare events over the span
+  int limit_changes = 4;             // temporary limit changes (two UpdateQuotaShare events each)
 };
 
 // Checks ranges (jobs 1..1e8, shares 1..20, units 1..5, load > 0, ...).
