@@ -163,5 +163,21 @@ TEST(DifferentialTest, SkippingSettledSharesChangesNoByte) {
   }
 }
 
+// A self-bound share (engine/engine.h: over its own limit, no lower-priority
+// job to preempt in-share) stays settled through other shares' changes, but
+// not through a priority drop of its own running job, which gives its head
+// a victim: "waiter" preempts "runner" at t=30, not when runner ends.
+TEST(DifferentialTest, AnOwnRunningJobsPriorityDropUnsettlesASelfBoundShare) {
+  absl::StatusOr<Scenario> sc = LoadScenarioFile(QS_SOURCE_DIR "/engine/testdata/self-bound-priority-drop.json");
+  ASSERT_TRUE(sc.ok()) << sc.status().message();
+  ExpectEnginesAgree(*sc, "self-bound-priority-drop.json");
+  ExpectSkippingChangesNothing(*sc, "self-bound-priority-drop.json", true);
+  const testing::Captured fast = testing::CaptureFast(*sc);
+  EXPECT_NE(fast.log.find(R"({"time": 30.0, "jobName": "runner", "quotaShareName": "A", "status": "RUNNING", )"
+                          R"("statusReason": "PREEMPTION_IN_PROGRESS: In-share preemption)"),
+            std::string::npos)
+      << fast.log;
+}
+
 }  // namespace
 }  // namespace qs

@@ -739,6 +739,7 @@ void Engine::AddCandidate(int32_t id) {
   const Job& j = jobs_[id];
   const VictimKey k = KeyOf(id);
   UnitChanged(j.unit);
+  OwnChanged(j.share);
   shares_[j.share].dispatched[j.unit].insert(k);
   if (j.borrowed_total > 0) borrowers_by_unit_[j.unit].insert(k);
   for (const Part& p : PartsOf(j)) {
@@ -750,6 +751,7 @@ void Engine::RemoveCandidate(int32_t id) {
   const Job& j = jobs_[id];
   const VictimKey k = KeyOf(id);
   UnitChanged(j.unit);
+  OwnChanged(j.share);
   shares_[j.share].dispatched[j.unit].erase(k);
   if (j.borrowed_total > 0) borrowers_by_unit_[j.unit].erase(k);
   for (const Part& p : PartsOf(j)) {
@@ -923,9 +925,39 @@ void Engine::RunPass() {
     // phases 1-3 on what it read (anything it did would have unsettled it):
     // settled until that changes.
     unsettled_ &= ~fresh_;
+    for (uint64_t m = fresh_; m != 0; m &= m - 1) {
+      const int32_t s = std::countr_zero(m);
+      if (SelfBound(s)) self_bound_ |= uint64_t{1} << s;
+    }
     fresh_ = 0;
     if (!progress && !round_dropped_) break;
   }
+}
+
+bool Engine::SelfBound(int32_t s) const {
+  const int32_t id = Head(s);
+  if (id == kNone) return false;
+  const Job& j = jobs_[id];
+  const Share& sh = shares_[s];
+  const int32_t u = j.unit;
+  if (u == kNone || j.hold != 0 || j.pending_victims != 0 || sh.res_job != kNone) return false;
+  // Phase 1 dispatches or reclaims only within the share's own limit.
+  if (sh.own[u] + j.n <= sh.limit[u]) return false;
+  // Phase 2: TryBorrow's cap check reads only the share (and fails whatever
+  // the free capacity it checks first).
+  if (sh.strategy == Strategy::kLendAndBorrow) {
+    const int64_t a = std::max<int64_t>(0, std::min<int64_t>(j.n, Headroom(s, u)));
+    const int64_t cap = BorrowCap(sh, u);
+    if (cap == kUnlimited || sh.borrowed[u] + (j.n - a) <= cap + (QsMutant(1) ? 1 : 0)) return false;
+  }
+  // Phase 3: no candidate of lower priority (the first is the lowest only
+  // in PRIORITY_THEN_NEWEST order).
+  if (sh.in_share == Toggle::kEnabled) {
+    const absl::btree_set<VictimKey>& d = sh.dispatched[u];
+    if (knobs_.victim_order != VictimOrder::kPriorityThenNewest) return false;
+    if (!d.empty() && jobs_[d.begin()->id].priority < j.priority) return false;
+  }
+  return true;
 }
 
 bool Engine::Phase1(int32_t s) {

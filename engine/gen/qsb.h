@@ -71,6 +71,10 @@ struct QsbSubmitView {
 // The events of one block, in order, as the encoder receives them.
 class QsbEventWriter {
  public:
+  QsbEventWriter() = default;
+  // Room for `bytes` up front: a block grown by doubling was copied over and
+  // over (a fifth of `gen`'s time at 1e7 jobs); unused room is never touched.
+  explicit QsbEventWriter(size_t bytes) { out_.reserve(bytes); }
   void Put(const ScenarioEvent& ev);
   void PutSubmit(const QsbSubmitView& v);
   std::string Take() { return std::move(out_); }
