@@ -686,7 +686,7 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
       unassigned_lent_[j.unit] += p.qty;
     } else {
       shares_[p.lender].lent[j.unit] += p.qty;
-      Touch(p.lender, j.unit);
+      Touch(p.lender, j.unit, /*lending=*/true);
     }
   }
   Touch(j.share, j.unit);
@@ -712,7 +712,7 @@ void Engine::Release(int32_t id) {
       unassigned_lent_[j.unit] -= p.qty;
     } else {
       shares_[p.lender].lent[j.unit] -= p.qty;
-      Touch(p.lender, j.unit);
+      Touch(p.lender, j.unit, /*lending=*/true);
     }
   }
   Touch(j.share, j.unit);
