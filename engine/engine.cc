@@ -1036,6 +1036,9 @@ bool Engine::Phase2Eligible(int32_t s) {
 }
 
 bool Engine::Phase2() {
+  // Every borrower with a head settled: the loop below would only read their
+  // eligibility bits and skip each at its turn (only a borrow unsettles).
+  if (skip_settled_ && (with_head_ & borrowers_mask_ & unsettled_) == 0) return false;
   // A min-heap of (job id, share): oldest (createdAt, submission) first.
   std::vector<std::pair<int32_t, int32_t>>& heads = phase2_heads_;
   heads.clear();
@@ -1082,11 +1085,8 @@ bool Engine::TryBorrow(int32_t s, int32_t id) {
   if (FreeFor(id) < j.n) return false;
   const int64_t cap = BorrowCap(sh, u);
   if (cap != kUnlimited && sh.borrowed[u] + b > cap + (QsMutant(1) ? 1 : 0)) return false;
-  struct Lender {
-    int64_t idle;
-    int32_t who;
-  };
-  std::vector<Lender> lenders;
+  std::vector<Lender>& lenders = lenders_scratch_;
+  lenders.clear();
   int64_t total = 0;
   for (int32_t t = 0; t < NumShares(); ++t) {
     if (t == s) continue;

@@ -445,6 +445,11 @@ class Engine {
   // Settled shares (design notes above); bit s = share s.
   const bool skip_settled_;
   uint64_t unsettled_ = ~uint64_t{0};
+  struct Lender {
+    int64_t idle;
+    int32_t who;
+  };
+  std::vector<Lender> lenders_scratch_;  // TryBorrow's, kept to save an allocation per call
   uint64_t self_bound_ = 0;  // settled shares whose look read only their own state
   uint64_t fresh_ = 0;       // looked at in this round's phase 1, unchanged since
   uint64_t with_head_ = 0;   // shares with a RUNNABLE job
