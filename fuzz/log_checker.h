@@ -124,7 +124,6 @@ class LogChecker : public LogSink {
   std::map<std::string, Share> shares_;
   size_t share_count_ = 0;
   std::map<std::string, int64_t> se_, use_, allow_se_;
-  std::int64_t unassigned_lent_total_ = 0;
   std::map<std::string, int64_t> unassigned_lent_;
   bool env_enabled_ = true;
   std::set<std::string> rejected_paths_;
