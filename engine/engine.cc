@@ -661,6 +661,16 @@ int64_t Engine::BorrowCap(const Share& sh, int32_t u) const {
   return sh.limit[u] * sh.borrow_limit / 100;
 }
 
+int64_t Engine::ToBorrow(int32_t s, const Job& j) const {
+  return j.n - std::max<int64_t>(0, std::min<int64_t>(j.n, Headroom(s, j.unit)));
+}
+
+bool Engine::BorrowCapRefuses(int32_t s, int32_t u, int64_t b) const {
+  const Share& sh = shares_[s];
+  const int64_t cap = BorrowCap(sh, u);
+  return cap != kUnlimited && sh.borrowed[u] + b > cap + (QsMutant(1) ? 1 : 0);
+}
+
 int64_t Engine::Idle(int32_t t, int32_t u, int64_t extra) const {
   if (t == UnassignedLender()) {
     return std::max<int64_t>(0, se_[u] - assigned_limits_[u] - unassigned_lent_[u] + extra);
@@ -945,11 +955,7 @@ bool Engine::SelfBound(int32_t s) const {
   if (sh.own[u] + j.n <= sh.limit[u]) return false;
   // Phase 2: TryBorrow's cap check reads only the share (and fails whatever
   // the free capacity it checks first).
-  if (sh.strategy == Strategy::kLendAndBorrow) {
-    const int64_t a = std::max<int64_t>(0, std::min<int64_t>(j.n, Headroom(s, u)));
-    const int64_t cap = BorrowCap(sh, u);
-    if (cap == kUnlimited || sh.borrowed[u] + (j.n - a) <= cap + (QsMutant(1) ? 1 : 0)) return false;
-  }
+  if (sh.strategy == Strategy::kLendAndBorrow && !BorrowCapRefuses(s, u, ToBorrow(s, j))) return false;
   // Phase 3: no candidate of lower priority (the first is the lowest only
   // in PRIORITY_THEN_NEWEST order).
   if (sh.in_share == Toggle::kEnabled) {
@@ -1078,13 +1084,11 @@ bool Engine::Phase2() {
 
 bool Engine::TryBorrow(int32_t s, int32_t id) {
   const Job& j = jobs_[id];
-  const Share& sh = shares_[s];
   const int32_t u = j.unit;
-  const int64_t a = std::max<int64_t>(0, std::min<int64_t>(j.n, Headroom(s, u)));
-  const int64_t b = j.n - a;
+  const int64_t b = ToBorrow(s, j);
+  const int64_t a = j.n - b;
   if (FreeFor(id) < j.n) return false;
-  const int64_t cap = BorrowCap(sh, u);
-  if (cap != kUnlimited && sh.borrowed[u] + b > cap + (QsMutant(1) ? 1 : 0)) return false;
+  if (BorrowCapRefuses(s, u, b)) return false;
   std::vector<Lender>& lenders = lenders_scratch_;
   lenders.clear();
   int64_t total = 0;

@@ -286,6 +286,11 @@ class Engine {
   void DropReservation(int32_t id);
 
   int64_t BorrowCap(const Share& sh, int32_t u) const;
+  // What head j of share s must borrow beyond its own headroom, and whether
+  // s's borrow cap refuses borrowing b more of u (TryBorrow's check, which
+  // SelfBound() relies on reading only the share).
+  int64_t ToBorrow(int32_t s, const Job& j) const;
+  bool BorrowCapRefuses(int32_t s, int32_t u, int64_t b) const;
   int64_t Headroom(int32_t s, int32_t u) const {
     const Share& sh = shares_[s];
     return sh.limit[u] - sh.own[u] - sh.lent[u];
