@@ -208,8 +208,9 @@ Plan MakePlan(const GenOptions& o) {
       limit[s][u] = std::max<int64_t>(16, std::llround(total / static_cast<double>(share_units[s].size())));
     }
   }
+  std::vector<int64_t> limit_sum(static_cast<size_t>(o.units), 0);  // per type, over the shares
   for (int u = 0; u < o.units; ++u) {
-    int64_t sum = 0;
+    int64_t& sum = limit_sum[static_cast<size_t>(u)];
     for (int s = 0; s < o.shares; ++s) sum += limit[s][u];
     // The environment covers 90-110% of the limits: sometimes oversubscribed.
     sc.service_environment.capacity_limits.push_back({kUnitNames[u], std::max<int64_t>(16, sum * (90 + cfg.Below(21)) / 100)});
@@ -253,20 +254,24 @@ Plan MakePlan(const GenOptions& o) {
   // 420 days and millions of jobs queued.)
   const double sigma = 1.6;
   const double mean_run = MeanClampedLognormal(o.median_run_seconds, sigma, 1.0, o.max_run_seconds);
-  std::vector<double> pair_rate;  // jobs per second of (share, type) pairs
-  std::vector<std::pair<int, int>> pairs;
+  // The (share, type) pairs a job is drawn from, with their jobs per second
+  // and the cap on their instance counts (a quarter of the share's limit).
+  struct Pair {
+    int share, unit;
+    int64_t cap;
+  };
+  std::vector<Pair> pairs;
+  std::vector<double> pair_rate;
   for (int s = 0; s < o.shares; ++s) {
     for (int u : share_units[static_cast<size_t>(s)]) {
-      int64_t sum = 0;
-      for (int s2 = 0; s2 < o.shares; ++s2) sum += limit[s2][u];
       const double env = static_cast<double>(sc.service_environment.capacity_limits[static_cast<size_t>(u)].max_capacity);
-      const double scale = std::min(1.0, env / static_cast<double>(sum));
+      const double scale = std::min(1.0, env / static_cast<double>(limit_sum[static_cast<size_t>(u)]));
       const int64_t cap = std::max<int64_t>(1, limit[s][u] / 4);
       double mean_count = 0;
       for (size_t i = 0; i < count_w.size(); ++i) {
         mean_count += static_cast<double>(std::min(kInstanceCounts[i], cap)) * count_w[i] / 100.0;
       }
-      pairs.emplace_back(s, u);
+      pairs.push_back({s, u, cap});
       pair_rate.push_back(o.load * static_cast<double>(limit[s][u]) * scale / (mean_count * mean_run));
     }
   }
@@ -289,11 +294,10 @@ Plan MakePlan(const GenOptions& o) {
         GenJob& j = jobs[static_cast<size_t>(i)];
         t += rng.Exponential() / rate * (burst ? 0.1 : 1.0);
         j.op_time = t;
-        const std::pair<int, int> pair = pairs[static_cast<size_t>(rng.Weighted(pair_cum))];
-        j.share = static_cast<int8_t>(pair.first);
-        j.unit = static_cast<int8_t>(pair.second);
-        j.count = static_cast<int8_t>(
-            std::min(kInstanceCounts[rng.Weighted(count_cum)], std::max<int64_t>(1, limit[j.share][j.unit] / 4)));
+        const Pair& pair = pairs[static_cast<size_t>(rng.Weighted(pair_cum))];
+        j.share = static_cast<int8_t>(pair.share);
+        j.unit = static_cast<int8_t>(pair.unit);
+        j.count = static_cast<int8_t>(std::min(kInstanceCounts[rng.Weighted(count_cum)], pair.cap));
         const double run = std::min(o.max_run_seconds, o.median_run_seconds * std::exp(sigma * rng.Normal()));
         j.run = Ms(std::max(1.0, run));
         j.priority = static_cast<int8_t>(std::min<int64_t>(9, rng.Below(4) + rng.Below(4) + rng.Below(3)));

@@ -36,6 +36,10 @@ uint64_t Fnv1a(std::string_view s) {
   return h;
 }
 
+std::optional<std::string_view> ViewOf(const std::optional<std::string>& s) {
+  return s ? std::optional<std::string_view>(*s) : std::nullopt;
+}
+
 class Writer {
  public:
   void U(uint64_t v) {
@@ -51,14 +55,11 @@ class Writer {
     U(s.size());
     out.append(s);
   }
-  void OS(const std::optional<std::string>& s) {
-    B(s.has_value());
-    if (s) S(*s);
-  }
   void OS(const std::optional<std::string_view>& s) {
     B(s.has_value());
     if (s) S(*s);
   }
+  void OS(const std::optional<std::string>& s) { OS(ViewOf(s)); }
   void OI(const std::optional<int64_t>& v) {
     B(v.has_value());
     if (v) I(*v);
@@ -207,10 +208,6 @@ class Reader {
   size_t p_ = 0;
   std::string err_;
 };
-
-std::optional<std::string_view> ViewOf(const std::optional<std::string>& s) {
-  return s ? std::optional<std::string_view>(*s) : std::nullopt;
-}
 
 QsbSubmitView ViewOf(const SubmitServiceJobRequest& r) {
   QsbSubmitView v;

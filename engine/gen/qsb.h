@@ -73,7 +73,8 @@ class QsbEventWriter {
  public:
   QsbEventWriter() = default;
   // Room for `bytes` up front: a block grown by doubling was copied over and
-  // over (a fifth of `gen`'s time at 1e7 jobs); unused room is never touched.
+  // over (the copies and their fresh pages were a fifth of `gen`'s samples
+  // at 1e7 jobs); room never written is never touched.
   explicit QsbEventWriter(size_t bytes) { out_.reserve(bytes); }
   void Put(const ScenarioEvent& ev);
   void PutSubmit(const QsbSubmitView& v);
