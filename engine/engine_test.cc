@@ -132,5 +132,31 @@ TEST(PreemptionCycleTest, ARunCaughtInACycleStopsAndSaysWhy) {
   EXPECT_NE(testing::CaptureFast(Notebook(), o).stats.stopped.find("was preempted 1 times"), std::string::npos);
 }
 
+// docs/semantics.md §6: a share's own borrowing job is never a cross-share
+// victim of the share's head, even when the environment is short. SE 2; R
+// (limit 1) runs rb borrowing LN's instance, C's c1 holds the other one;
+// R's new head rc fits R's limit but nothing is free. Preempting rb would
+// swap one job of R for another, so rc waits until rb ends (both engines,
+// no invariant violation with the full check).
+TEST(CrossShareReclaimTest, NeverPreemptsTheReclaimingSharesOwnBorrower) {
+  absl::StatusOr<Scenario> sc =
+      LoadScenarioFile(QS_SOURCE_DIR "/engine/testdata/own-borrower-not-reclaimed.json");
+  ASSERT_TRUE(sc.ok()) << sc.status().message();
+  const testing::Captured fast = testing::CaptureFast(*sc);
+  const testing::Captured ref = testing::CaptureReference(*sc);
+  EXPECT_EQ(fast.log, ref.log);
+  EXPECT_EQ(fast.stats.invariant_violations, 0);
+  EXPECT_EQ(fast.log.find("PREEMPTION_IN_PROGRESS"), std::string::npos);
+  // rb borrowed from LN at 0, so the setup holds; rc starts when rb ends.
+  EXPECT_NE(fast.log.find(R"("jobName": "rb", "quotaShareName": "R", "status": "SCHEDULED", "statusReason": "", )"
+                          R"("capacityUsage": [{"capacityUnit": "ml.g5.xlarge", "quantity": 1}], )"
+                          R"("borrowed": [{"from": "LN")"),
+            std::string::npos)
+      << fast.log;
+  EXPECT_NE(fast.log.find(R"({"time": 1000.0, "jobName": "rc", "quotaShareName": "R", "status": "SCHEDULED")"),
+            std::string::npos)
+      << fast.log;
+}
+
 }  // namespace
 }  // namespace qs
