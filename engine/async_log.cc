@@ -10,7 +10,7 @@ namespace {
 // The chunk encoding: per record a tag byte, then fixed-size fields as raw
 // bytes and strings as (uint32 length, bytes). Written and read by this file
 // only, within one process.
-enum Tag : char { kJob = 'J', kRejected = 'R', kLine = 'L' };
+enum Tag : char { kJob = 'J', kRejected = 'R', kLine = 'L', kCapacity = 'C', kEnd = 'E' };
 
 template <typename T>
 void Put(std::string& out, T v) {
@@ -46,8 +46,9 @@ class Reader {
 
 }  // namespace
 
-AsyncJsonlWriter::AsyncJsonlWriter(std::ostream* out, size_t chunk_bytes, size_t ring_chunks)
+AsyncLog::AsyncLog(std::ostream* out, SummaryBuilder* summary, size_t chunk_bytes, size_t ring_chunks)
     : out_(out),
+      summary_(summary),
       chunk_bytes_(chunk_bytes == 0 ? 1 : chunk_bytes),
       full_(ring_chunks < 2 ? 2 : ring_chunks),
       empty_(full_.capacity()),
@@ -57,7 +58,7 @@ AsyncJsonlWriter::AsyncJsonlWriter(std::ostream* out, size_t chunk_bytes, size_t
   allocated_ = 1;
 }
 
-AsyncJsonlWriter::~AsyncJsonlWriter() {
+AsyncLog::~AsyncLog() {
   Flush();
   stop_.store(true, std::memory_order_release);
   signal_.fetch_add(1, std::memory_order_release);
@@ -65,10 +66,12 @@ AsyncJsonlWriter::~AsyncJsonlWriter() {
   thread_.join();
 }
 
-void AsyncJsonlWriter::OnJob(const JobRecord& r) {
+void AsyncLog::OnJob(const JobRecord& r) {
   std::string& c = *current_;
   c.push_back(kJob);
   Put<int64_t>(c, r.time);
+  Put<int32_t>(c, r.job_slot);
+  Put<int32_t>(c, r.preempted_for_slot);
   Put<uint8_t>(c, static_cast<uint8_t>(r.status));
   Put<uint8_t>(c, static_cast<uint8_t>(r.preemption));
   Put<uint8_t>(c, static_cast<uint8_t>((r.has_usage ? 1 : 0) | (r.has_preemption_summary ? 2 : 0)));
@@ -98,7 +101,7 @@ void AsyncJsonlWriter::OnJob(const JobRecord& r) {
   MaybeSubmit();
 }
 
-void AsyncJsonlWriter::OnRejected(const RejectedRecord& r) {
+void AsyncLog::OnRejected(const RejectedRecord& r) {
   std::string& c = *current_;
   c.push_back(kRejected);
   Put<int64_t>(c, r.time);
@@ -108,7 +111,8 @@ void AsyncJsonlWriter::OnRejected(const RejectedRecord& r) {
   MaybeSubmit();
 }
 
-void AsyncJsonlWriter::OnSnapshot(const SnapshotRecord& r) {
+void AsyncLog::OnSnapshot(const SnapshotRecord& r) {
+  if (out_ == nullptr) return;  // the summary does not read snapshots
   std::string line;
   JsonlWriter::AppendSnapshot(line, r);
   current_->push_back(kLine);
@@ -116,11 +120,28 @@ void AsyncJsonlWriter::OnSnapshot(const SnapshotRecord& r) {
   MaybeSubmit();
 }
 
-void AsyncJsonlWriter::MaybeSubmit() {
+void AsyncLog::OnCapacity(const CapacityRecord& r) {
+  if (summary_ == nullptr) return;  // not a log line
+  std::string& c = *current_;
+  c.push_back(kCapacity);
+  Put<int64_t>(c, r.time);
+  PutStr(c, r.capacity_unit);
+  Put<int64_t>(c, r.max_capacity);
+  MaybeSubmit();
+}
+
+void AsyncLog::OnEnd(SimTime end_time) {
+  if (summary_ == nullptr) return;
+  current_->push_back(kEnd);
+  Put<int64_t>(*current_, end_time);
+  MaybeSubmit();
+}
+
+void AsyncLog::MaybeSubmit() {
   if (current_->size() >= chunk_bytes_) Submit();
 }
 
-void AsyncJsonlWriter::Submit() {
+void AsyncLog::Submit() {
   if (current_->empty()) return;
   // full_ holds every chunk but the one the engine thread owns, so this
   // push cannot fail.
@@ -143,7 +164,7 @@ void AsyncJsonlWriter::Submit() {
   }
 }
 
-void AsyncJsonlWriter::Flush() {
+void AsyncLog::Flush() {
   Submit();
   const int64_t id = flush_requests_.fetch_add(1, std::memory_order_release) + 1;
   signal_.fetch_add(1, std::memory_order_release);
@@ -154,7 +175,7 @@ void AsyncJsonlWriter::Flush() {
   }
 }
 
-void AsyncJsonlWriter::WriterLoop() {
+void AsyncLog::WriterLoop() {
   std::string text;
   while (true) {
     // Read the requests first, then drain: everything pushed before a flush
@@ -166,7 +187,7 @@ void AsyncJsonlWriter::WriterLoop() {
     while (full_.TryPop(c)) {
       text.clear();
       Decode(*c, text);
-      if (out_ != nullptr) out_->write(text.data(), static_cast<std::streamsize>(text.size()));
+      if (out_ != nullptr && !text.empty()) out_->write(text.data(), static_cast<std::streamsize>(text.size()));
       c->clear();
       empty_.TryPush(std::move(c));  // capacity >= every chunk: cannot fail
       written_.fetch_add(1, std::memory_order_release);
@@ -182,7 +203,7 @@ void AsyncJsonlWriter::WriterLoop() {
   }
 }
 
-void AsyncJsonlWriter::Decode(const std::string& chunk, std::string& text) {
+void AsyncLog::Decode(const std::string& chunk, std::string& text) {
   Reader in(chunk);
   std::vector<BorrowedPart> borrowed;
   std::vector<PreemptedAttempt> recent;
@@ -191,6 +212,8 @@ void AsyncJsonlWriter::Decode(const std::string& chunk, std::string& text) {
     if (tag == kJob) {
       JobRecord r;
       r.time = in.Get<int64_t>();
+      r.job_slot = in.Get<int32_t>();
+      r.preempted_for_slot = in.Get<int32_t>();
       r.status = static_cast<JobStatus>(in.Get<uint8_t>());
       r.preemption = static_cast<PreemptionType>(in.Get<uint8_t>());
       const uint8_t flags = in.Get<uint8_t>();
@@ -221,14 +244,24 @@ void AsyncJsonlWriter::Decode(const std::string& chunk, std::string& text) {
         }
         r.recent_preempted_attempts = recent;
       }
-      JsonlWriter::AppendJob(text, r);
+      if (out_ != nullptr) JsonlWriter::AppendJob(text, r);
+      if (summary_ != nullptr) summary_->OnJob(r);
     } else if (tag == kRejected) {
       RejectedRecord r;
       r.time = in.Get<int64_t>();
       r.action = in.Str();
       r.message = in.Str();
       r.path = in.Str();
-      JsonlWriter::AppendRejected(text, r);
+      if (out_ != nullptr) JsonlWriter::AppendRejected(text, r);
+      if (summary_ != nullptr) summary_->OnRejected(r);
+    } else if (tag == kCapacity) {
+      CapacityRecord r;
+      r.time = in.Get<int64_t>();
+      r.capacity_unit = in.Str();
+      r.max_capacity = in.Get<int64_t>();
+      summary_->OnCapacity(r);
+    } else if (tag == kEnd) {
+      summary_->OnEnd(in.Get<int64_t>());
     } else {
       text.append(in.Str());
     }

@@ -4,16 +4,21 @@
 //
 //  * SpscRing<T>: a bounded, lock-free single-producer single-consumer ring
 //    (two atomic indices, acquire/release; no locks, no CAS).
-//  * AsyncJsonlWriter: a LogSink for the engine thread. Each record is copied
-//    into a compact binary encoding (a few memcpys) in a chunk; full chunks
-//    travel through one SpscRing to a writer thread, which decodes them, runs
-//    the one JSON Lines formatter (JsonlWriter::AppendJob/...) and writes to
-//    the stream; emptied chunks come back through a second SpscRing for
-//    reuse. The output bytes are exactly JsonlWriter's: same formatter, one
-//    consumer, records in order (tests: async_log_test).
+//  * AsyncLog: a LogSink for the engine thread that moves the work done per
+//    record -- formatting and writing the JSON Lines log, building the run
+//    summary, or both -- to a second thread. Each record is copied into a
+//    compact binary encoding (a few memcpys) in a chunk; full chunks travel
+//    through one SpscRing to the consumer thread, which decodes them back
+//    into records, runs the one JSON Lines formatter (JsonlWriter::AppendJob
+//    /...) and writes to the stream, and feeds the SummaryBuilder; emptied
+//    chunks come back through a second SpscRing for reuse. The output bytes
+//    are exactly JsonlWriter's and the summary exactly a SummaryBuilder's fed
+//    on the engine thread: same formatter and builder, one consumer, records
+//    in order (tests: async_log_test).
 //
 // Snapshot records (GetJobQueueSnapshot, rare and nested) are formatted on
-// the engine thread and passed through as finished lines.
+// the engine thread and passed through as finished lines; the summary does
+// not read them. Capacity and end records reach the summary only.
 //
 // Waiting: a producer facing a full ring, or the writer facing an empty one,
 // blocks on std::atomic::wait (futex), so neither side spins a core.
@@ -34,6 +39,7 @@
 #include <vector>
 
 #include "engine/event_log.h"
+#include "engine/summary.h"
 
 namespace qs {
 
@@ -76,22 +82,27 @@ class SpscRing {
   alignas(64) std::atomic<size_t> tail_{0};  // next slot to push; written by the producer
 };
 
-class AsyncJsonlWriter : public LogSink {
+class AsyncLog : public LogSink {
  public:
-  // `out` must outlive the writer. chunk_bytes: encoded bytes per hand-over;
-  // ring_chunks: chunks in flight at most (memory bound: about
-  // chunk_bytes x (ring_chunks + 2)).
-  explicit AsyncJsonlWriter(std::ostream* out, size_t chunk_bytes = 1 << 18, size_t ring_chunks = 8);
-  ~AsyncJsonlWriter() override;
-  AsyncJsonlWriter(const AsyncJsonlWriter&) = delete;
-  AsyncJsonlWriter& operator=(const AsyncJsonlWriter&) = delete;
+  // The JSON Lines log goes to `out` and the records to `summary`; either
+  // may be null. Both must outlive the AsyncLog, and `summary` must not be
+  // read before Flush() (or destruction) returns. chunk_bytes: encoded bytes
+  // per hand-over; ring_chunks: chunks in flight at most (memory bound:
+  // about chunk_bytes x (ring_chunks + 2)).
+  explicit AsyncLog(std::ostream* out, SummaryBuilder* summary = nullptr, size_t chunk_bytes = 1 << 18,
+                    size_t ring_chunks = 8);
+  ~AsyncLog() override;
+  AsyncLog(const AsyncLog&) = delete;
+  AsyncLog& operator=(const AsyncLog&) = delete;
 
   void OnJob(const JobRecord& r) override;
   void OnRejected(const RejectedRecord& r) override;
   void OnSnapshot(const SnapshotRecord& r) override;
+  void OnCapacity(const CapacityRecord& r) override;
+  void OnEnd(SimTime end_time) override;
 
-  // Hands over the current chunk and waits until the writer thread has
-  // written everything so far and flushed the stream.
+  // Hands over the current chunk and waits until the consumer thread has
+  // written and summarised everything so far and flushed the stream.
   void Flush();
 
   // Chunks handed to the writer thread so far (tests: ring wrap-around).
@@ -102,9 +113,11 @@ class AsyncJsonlWriter : public LogSink {
   void MaybeSubmit();
   void Submit();
   void WriterLoop();
-  static void Decode(const std::string& chunk, std::string& text);
+
+  void Decode(const std::string& chunk, std::string& text);
 
   std::ostream* out_;
+  SummaryBuilder* summary_;
   const size_t chunk_bytes_;
   Chunk current_;
   SpscRing<Chunk> full_;   // engine thread -> writer thread

@@ -1,4 +1,5 @@
-// AsyncJsonlWriter writes exactly JsonlWriter's bytes, and SpscRing hands
+// AsyncLog writes exactly JsonlWriter's bytes and builds exactly the summary
+// of a SummaryBuilder fed on the engine thread, and SpscRing hands
 // every item over once, in order, under concurrent use. Run under the `tsan`
 // preset these are the ThreadSanitizer stress tests of the lock-free code
 // (README: `cmake --preset tsan && ctest --preset tsan -R async_log`).
@@ -12,6 +13,7 @@
 
 #include "engine/event_log.h"
 #include "engine/run.h"
+#include "engine/summary.h"
 #include "engine/testing/random_scenario.h"
 #include "gtest/gtest.h"
 
@@ -65,7 +67,7 @@ TEST(SpscRingTest, ReportsFullAndEmpty) {
 // The fast engine's log of random scenarios (rejections, snapshots,
 // preemptions included) through both writers at once; tiny chunks and rings
 // make the engine thread wait for the writer thread constantly.
-TEST(AsyncJsonlWriterTest, SameBytesAsJsonlWriter) {
+TEST(AsyncLogTest, SameBytesAsJsonlWriter) {
   int with_preemptions = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     testing::RandomScenarioOptions o;
@@ -75,7 +77,7 @@ TEST(AsyncJsonlWriterTest, SameBytesAsJsonlWriter) {
       std::ostringstream sync_out, async_out;
       {
         JsonlWriter sync(&sync_out);
-        AsyncJsonlWriter async(&async_out, chunk, /*ring_chunks=*/2);
+        AsyncLog async(&async_out, nullptr, chunk, /*ring_chunks=*/2);
         TeeSink tee({&sync, &async});
         RunFastEngine(sc, tee, RunOptions{});
         sync.Flush();
@@ -92,9 +94,49 @@ TEST(AsyncJsonlWriterTest, SameBytesAsJsonlWriter) {
   EXPECT_GT(with_preemptions, 5);  // the encoding of every optional part is exercised
 }
 
-TEST(AsyncJsonlWriterTest, FlushWritesEverythingSoFar) {
+// The summary built on the consumer thread, with and without the log, is
+// the one built on the engine thread: every record kind the summary reads
+// (jobs with their slots, rejections, capacity changes, the end) survives
+// the encoding, in order.
+TEST(AsyncLogTest, SameSummaryAsSummaryBuilder) {
+  int with_capacity_changes = 0, with_rejections = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    testing::RandomScenarioOptions o;
+    o.max_jobs = 120;
+    const Scenario sc = testing::RandomScenario(seed, o);
+    SummaryBuilder direct;
+    const RunStats stats = RunFastEngine(sc, direct, RunOptions{});
+    const std::string expected = SummaryToJson(direct.Build(stats.invariant_violations));
+    const Summary built = direct.Build(stats.invariant_violations);
+    if (built.rejected_requests > 0) ++with_rejections;
+    for (const ScenarioEvent& ev : sc.events) {
+      if (std::holds_alternative<UpdateServiceEnvironmentRequest>(ev.request)) {
+        ++with_capacity_changes;
+        break;
+      }
+    }
+    for (size_t chunk : {size_t{1}, size_t{300}, size_t{1} << 16}) {
+      for (bool with_log : {false, true}) {
+        std::ostringstream log;
+        SummaryBuilder async_summary;
+        {
+          AsyncLog async(with_log ? &log : nullptr, &async_summary, chunk, /*ring_chunks=*/2);
+          RunFastEngine(sc, async, RunOptions{});
+          async.Flush();
+          ASSERT_EQ(SummaryToJson(async_summary.Build(stats.invariant_violations)), expected)
+              << "seed " << seed << ", chunk " << chunk << ", log " << with_log;
+        }
+        EXPECT_EQ(log.str().empty(), !with_log) << "seed " << seed;
+      }
+    }
+  }
+  EXPECT_GT(with_capacity_changes, 5);
+  EXPECT_GT(with_rejections, 5);
+}
+
+TEST(AsyncLogTest, FlushWritesEverythingSoFar) {
   std::ostringstream out;
-  AsyncJsonlWriter w(&out, 1 << 20, 4);
+  AsyncLog w(&out, nullptr, 1 << 20, 4);
   RejectedRecord r;
   r.time = 1500;
   r.action = "SubmitServiceJob";

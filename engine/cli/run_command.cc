@@ -130,20 +130,19 @@ int RunCommand(const std::vector<std::string>& args) {
   }
 
   std::unique_ptr<std::ofstream> events_file;
-  std::unique_ptr<AsyncJsonlWriter> writer;  // formats and writes on its own thread
-  SummaryBuilder summary;
-  RejectionReporter reporter(scenario_path);
-  std::vector<LogSink*> sinks = {&summary, &reporter};
   if (!events_path.empty()) {
     events_file = std::make_unique<std::ofstream>(events_path, std::ios::binary | std::ios::trunc);
     if (!*events_file) {
       std::cerr << "quotasim: cannot write " << events_path << "\n";
       return kExitError;
     }
-    writer = std::make_unique<AsyncJsonlWriter>(events_file.get());
-    sinks.insert(sinks.begin(), writer.get());
   }
-  TeeSink tee(sinks);
+  SummaryBuilder summary;
+  // Formats and writes the log and builds the summary on its own thread,
+  // off the engine's.
+  AsyncLog async(events_file.get(), &summary);
+  RejectionReporter reporter(scenario_path);
+  TeeSink tee({&async, &reporter});
   RunOptions options;
   options.check_invariants = vm.count("no-check") == 0;
   options.full_invariant_check = vm.count("full-check") > 0;
@@ -158,8 +157,8 @@ int RunCommand(const std::vector<std::string>& args) {
                                   : RunReferenceEngine(*scenario, tee, options.check_invariants,
                                                        options.cycle_preemptions);
   }
-  if (writer) {
-    writer->Flush();
+  async.Flush();
+  if (events_file) {
     if (!*events_file) {
       std::cerr << "quotasim: error writing " << events_path << "\n";
       return kExitError;

@@ -688,11 +688,11 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
                           options.progress);
   std::vector<LogSink*> sinks = {&summary, &observer};
   std::unique_ptr<std::ofstream> events_file;
-  std::unique_ptr<AsyncJsonlWriter> writer;  // formats and writes on its own thread
+  std::unique_ptr<AsyncLog> writer;  // formats and writes on its own thread
   if (!options.events_path.empty()) {
     events_file = std::make_unique<std::ofstream>(options.events_path, std::ios::binary | std::ios::trunc);
     if (!*events_file) return absl::NotFoundError(absl::StrCat("cannot write ", options.events_path));
-    writer = std::make_unique<AsyncJsonlWriter>(events_file.get());
+    writer = std::make_unique<AsyncLog>(events_file.get());
     sinks.push_back(writer.get());
   }
   TeeSink tee(sinks);
