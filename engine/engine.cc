@@ -190,10 +190,10 @@ RunStats Engine::Run() {
   while (true) {
     const ScenarioEvent* next = PeekScenarioEvent();
     bool have_sc = next != nullptr;
-    bool have_int = !queue_.empty();
+    bool have_int = HasInternalEvent();
     if (!have_sc && !have_int) break;
-    SimTime t = have_sc ? next->time : queue_.top().time;
-    if (have_int && queue_.top().time < t) t = queue_.top().time;
+    SimTime t = have_sc ? next->time : NextInternalTime();
+    if (have_int && NextInternalTime() < t) t = NextInternalTime();
     if (knobs_.horizon && t > *knobs_.horizon) {
       end_time = *knobs_.horizon;
       break;
@@ -208,6 +208,8 @@ RunStats Engine::Run() {
         ApplyScenarioEvent(*ev);
         AfterEvent();
       }
+      // Heap events at t first: they were pushed before t, so their
+      // sequence numbers are lower than those pushed at t (now_events_).
       while (!queue_.empty() && queue_.top().time == t) {
         Event ev = queue_.top();
         queue_.pop();
@@ -215,6 +217,14 @@ RunStats Engine::Run() {
         ApplyInternalEvent(ev);
         AfterEvent();
       }
+      // Index, not iterator: applying an event may push more at t.
+      for (size_t i = 0; i < now_events_.size(); ++i) {
+        const Event ev = now_events_[i];
+        ++stats_.events_processed;
+        ApplyInternalEvent(ev);
+        AfterEvent();
+      }
+      now_events_.clear();
       if (knobs_.scheduling_interval == 0 || t % knobs_.scheduling_interval == 0) {
         // A pass on unchanged state changes nothing (it ended on a round
         // with no progress), so it is skipped; except with ROUND_ROBIN,
@@ -227,7 +237,7 @@ RunStats Engine::Run() {
         passed = true;
       }
       if (!stats_.stopped.empty()) break;  // a preemption cycle: stop after this pass
-      if (queue_.empty() || queue_.top().time != t) break;
+      if (now_events_.empty() && (queue_.empty() || queue_.top().time != t)) break;
     }
     if (!stats_.stopped.empty()) break;
     // A batch that ran no pass may have left work for the next tick; a batch
@@ -244,7 +254,12 @@ RunStats Engine::Run() {
 }
 
 void Engine::Push(SimTime time, EventType type, int32_t job, uint32_t tag, int32_t aux) {
-  queue_.push(Event{time, next_seq_++, type, job, tag, aux});
+  const Event ev{time, next_seq_++, type, job, tag, aux};
+  if (time == now_) {
+    now_events_.push_back(ev);
+  } else {
+    queue_.push(ev);
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -436,7 +436,15 @@ class Engine {
   std::vector<std::vector<absl::btree_set<VictimKey>>> lender_sets_;
   std::vector<absl::btree_set<VictimKey>> borrowers_by_unit_;
 
+  // Internal events: a heap of those due later, and a FIFO of those due at
+  // now_ (the zero latencies: RUNNABLE after a submit, STARTING, RUNNING),
+  // which skip the heap. Every event pushed at now_ has a higher sequence
+  // number than every heap event due at now_, and the FIFO is emptied
+  // before time moves on, so (time, sequence) order holds.
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  std::vector<Event> now_events_;
+  bool HasInternalEvent() const { return !now_events_.empty() || !queue_.empty(); }
+  SimTime NextInternalTime() const { return now_events_.empty() ? queue_.top().time : now_; }
   int64_t next_seq_ = 0;
   SimTime now_ = 0;
   SimTime next_tick_ = -1;
