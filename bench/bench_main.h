@@ -2,7 +2,8 @@
 //
 // The shared main of quotasim's benchmark binaries: Google Benchmark's usual
 // flags plus --qs_smoke, which CTest passes so that each suite shrinks its
-// sizes and finishes in seconds (label bench-smoke).
+// sizes and finishes in seconds (label bench-smoke). Like quotasim, it uses
+// one malloc arena (engine/util/malloc_arena.h).
 #ifndef QS_BENCH_BENCH_MAIN_H_
 #define QS_BENCH_BENCH_MAIN_H_
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "engine/util/malloc_arena.h"
 
 namespace qs::bench {
 
@@ -20,6 +22,7 @@ inline bool& Smoke() {
 }
 
 inline int BenchmarkMain(int argc, char** argv) {
+  UseOneMallocArena();  // as quotasim does (engine/util/malloc_arena.h)
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--qs_smoke") == 0) {

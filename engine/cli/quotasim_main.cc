@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/cli/commands.h"
+#include "engine/util/malloc_arena.h"
 
 namespace {
 
@@ -38,6 +39,7 @@ void PrintUsage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  qs::UseOneMallocArena();  // before any thread starts (engine/util/malloc_arena.h)
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     PrintUsage(args.empty() ? std::cerr : std::cout);
