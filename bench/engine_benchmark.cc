@@ -29,7 +29,7 @@
 #include "bench/bench_main.h"
 #include "absl/strings/str_cat.h"
 #include "engine/async_log.h"
-#include "engine/engine.h"
+#include "engine/fast/engine.h"
 #include "engine/event_log.h"
 #include "engine/gen/generator.h"
 #include "engine/gen/qsb.h"
@@ -328,27 +328,29 @@ namespace qs::engine_internal {
 
 class EngineBenchProbe {
  public:
-  using Event = Engine::Event;
-  using EventType = Engine::EventType;
-  using EventQueue = decltype(Engine::queue_);
+  using Event = engine_internal::Event;
+  using EventType = engine_internal::EventType;
+  using EventQueue = engine_internal::EventQueue::Heap;
   static void Pass(Engine& e) { e.RunPass(); }
   // Makes the next pass look at every share again, as after a change to
   // each (a pass on unchanged state skips its settled shares).
   static void UnsettleAll(Engine& e) {
-    e.Unsettle(~uint64_t{0});
-    e.order_dirty_ = ~uint64_t{0};
+    e.settling_.Unsettle(~uint64_t{0});
+    e.order_.MarkAll();
   }
-  static std::vector<int32_t> InShareVictims(Engine& e, int32_t s, int32_t id) { return e.InShareVictims(s, id); }
+  static std::vector<int32_t> InShareVictims(Engine& e, int32_t s, int32_t id) {
+    return engine_internal::InShareVictims(e.st_, s, id);
+  }
   static int32_t JobId(const Engine& e, std::string_view name) {
-    return e.rank_job_.at(static_cast<size_t>(e.index_.job_names.Find(name)));
+    return e.st_.rank_job.at(static_cast<size_t>(e.st_.index.job_names.Find(name)));
   }
-  static int32_t Share(const Engine& e, const std::string& name) { return e.share_ids_.at(name); }
+  static int32_t Share(const Engine& e, const std::string& name) { return e.st_.share_ids.at(name); }
   static int64_t Dispatched(const Engine& e) {
     int64_t n = 0;
-    for (const Engine::Job& j : e.jobs_) n += IsDispatched(j.status) && !j.draining ? 1 : 0;
+    for (const Job& j : e.st_.jobs) n += IsDispatched(j.status) && !j.draining ? 1 : 0;
     return n;
   }
-  static int32_t Priority(const Engine& e, int32_t id) { return e.jobs_[id].priority; }
+  static int32_t Priority(const Engine& e, int32_t id) { return e.st_.jobs[id].priority; }
 };
 
 }  // namespace qs::engine_internal

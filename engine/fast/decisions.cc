@@ -1,0 +1,205 @@
+#include "engine/fast/decisions.h"
+
+#include <algorithm>
+
+namespace qs::engine_internal {
+
+bool PlanBorrow(const FastState& st, int32_t s, int32_t id, std::vector<LenderIdle>& lenders, BorrowPlan& plan) {
+  const Job& j = st.jobs[id];
+  const int32_t u = j.unit;
+  const int64_t b = st.ToBorrow(s, j);
+  if (st.FreeFor(id) < j.n) return false;
+  if (st.BorrowCapRefuses(s, u, b)) return false;
+  lenders.clear();
+  int64_t total = 0;
+  for (int32_t t = 0; t < st.NumShares(); ++t) {
+    if (t == s) continue;
+    const int64_t idle = st.Idle(t, u, 0);
+    if (idle > 0) {
+      lenders.push_back({idle, t});
+      total += idle;
+    }
+  }
+  if (st.knobs.unassigned_capacity == UnassignedCapacity::kLendable) {
+    const int64_t idle = st.Idle(kUnassignedLender, u, 0);
+    if (idle > 0) {
+      lenders.push_back({idle, kUnassignedLender});
+      total += idle;
+    }
+  }
+  if (total < b) return false;
+  std::sort(lenders.begin(), lenders.end(), [&](const LenderIdle& x, const LenderIdle& y) {
+    if (x.idle != y.idle) return x.idle > y.idle;
+    return st.LenderName(x.who) < st.LenderName(y.who);
+  });
+  plan.own = j.n - b;
+  plan.parts.clear();
+  int64_t left = b;
+  for (const LenderIdle& l : lenders) {
+    if (left == 0) break;
+    const int64_t take = std::min(l.idle, left);
+    plan.parts.push_back(Part{l.who, take});
+    left -= take;
+  }
+  return true;
+}
+
+namespace {
+
+// What a set of marked victims would return: instances, own and borrowed
+// ones, and per lender (shares, then unassigned capacity).
+struct Gains {
+  explicit Gains(size_t lenders) : from(lenders, 0) {}
+  int64_t n = 0, own = 0, borrowed = 0;
+  std::vector<int64_t> from;
+};
+
+void AddGain(const FastState& st, Gains& g, int32_t v, int64_t sign) {
+  const Job& j = st.jobs[v];
+  g.n += sign * j.n;
+  g.own += sign * j.own;
+  g.borrowed += sign * j.borrowed_total;
+  for (const Part& p : st.PartsOf(j)) {
+    g.from[static_cast<size_t>(p.lender == kUnassignedLender ? st.NumShares() : p.lender)] += sign * p.qty;
+  }
+}
+
+// `next()` yields the candidates in victim order, kNone at the end. They are
+// drawn only until the head fits, so a preemption looks at the victims it
+// takes, not at every dispatched job (the walk is complete only when even all
+// candidates are not enough).
+template <typename Next, typename Fits>
+std::vector<int32_t> ChooseVictims(const FastState& st, Next&& next, Gains& g, const Fits& fits) {
+  std::vector<int32_t> marked;
+  bool ok = false;
+  for (int32_t v = next(); v != kNone; v = next()) {
+    AddGain(st, g, v, +1);
+    marked.push_back(v);
+    if (fits(g)) {
+      ok = true;
+      break;
+    }
+  }
+  if (!ok) return {};
+  for (int64_t i = static_cast<int64_t>(marked.size()) - 2; i >= 0 && !QsMutant(4); --i) {
+    AddGain(st, g, marked[static_cast<size_t>(i)], -1);
+    if (fits(g)) {
+      marked.erase(marked.begin() + i);
+    } else {
+      AddGain(st, g, marked[static_cast<size_t>(i)], +1);
+    }
+  }
+  return marked;
+}
+
+}  // namespace
+
+std::vector<int32_t> CrossShareVictims(const FastState& st, int32_t s, int32_t id) {
+  const Job& j = st.jobs[id];
+  const int32_t u = j.unit;
+  const int64_t h = st.Headroom(s, u);
+  const int64_t free = st.FreeFor(id);
+  Gains g(static_cast<size_t>(st.NumShares()) + 1);
+  auto fits = [&](const Gains& x) { return h + x.from[static_cast<size_t>(s)] >= j.n && free + x.n >= j.n; };
+  // Group A: jobs of other shares holding u borrowed from s, in victim order.
+  const absl::btree_set<VictimKey>& group_a = st.lender_sets[s][u];
+  auto a_it = group_a.begin();
+  std::vector<int32_t> victims = ChooseVictims(
+      st, [&] { return a_it == group_a.end() ? kNone : (a_it++)->id; }, g, fits);
+  if (victims.empty()) {
+    // Walk A then B (one list, so that fill-back sees both groups). Group B,
+    // in victim order: other shares' jobs borrowing u, not from s, merged
+    // with the non-borrowing jobs on u of other shares over their limit.
+    // Each source is a B-tree in victim order; the merge draws lazily.
+    struct Source {
+      absl::btree_set<VictimKey>::const_iterator it, end;
+      bool borrowers;  // borrowers_by_unit: skip s's jobs and those drawing from s
+    };
+    std::vector<Source> sources;
+    sources.push_back({st.borrowers_by_unit[u].begin(), st.borrowers_by_unit[u].end(), true});
+    for (int32_t t = 0; t < st.NumShares(); ++t) {
+      if (t == s || st.shares[t].own[u] <= st.shares[t].limit[u]) continue;
+      sources.push_back({st.shares[t].dispatched[u].begin(), st.shares[t].dispatched[u].end(), false});
+    }
+    auto skip = [&](Source& src) {  // to the next job of group B in this source
+      for (; src.it != src.end; ++src.it) {
+        const Job& v = st.jobs[src.it->id];
+        if (!src.borrowers) {
+          if (v.borrowed_total == 0) return;
+          continue;
+        }
+        if (v.share == s) continue;
+        bool from_s = false;
+        for (const Part& p : st.PartsOf(v)) from_s |= p.lender == s;
+        if (!from_s) return;
+      }
+    };
+    for (Source& src : sources) skip(src);
+    a_it = group_a.begin();  // all of A (not enough alone), then B
+    auto next = [&]() -> int32_t {
+      if (a_it != group_a.end()) return (a_it++)->id;
+      Source* best = nullptr;
+      for (Source& src : sources) {
+        if (src.it != src.end && (best == nullptr || *src.it < *best->it)) best = &src;
+      }
+      if (best == nullptr) return kNone;
+      const int32_t v = best->it->id;
+      ++best->it;
+      skip(*best);
+      return v;
+    };
+    bool any_b = false;
+    for (const Source& src : sources) any_b |= src.it != src.end;
+    if (!any_b) return {};
+    Gains g2(static_cast<size_t>(st.NumShares()) + 1);
+    victims = ChooseVictims(st, next, g2, fits);
+  }
+  return victims;
+}
+
+std::vector<int32_t> InShareVictims(const FastState& st, int32_t s, int32_t id) {
+  const Share& sh = st.shares[s];
+  const Job& j = st.jobs[id];
+  const int32_t u = j.unit;
+  // Candidates: the share's dispatched jobs on u of lower priority, in victim
+  // order, drawn lazily from the B-tree.
+  const absl::btree_set<VictimKey>& dispatched = sh.dispatched[u];
+  auto it = dispatched.begin();
+  auto next = [&]() -> int32_t {
+    for (; it != dispatched.end(); ++it) {
+      if (st.jobs[it->id].priority < j.priority) return (it++)->id;
+      if (st.knobs.victim_order == VictimOrder::kPriorityThenNewest) {
+        it = dispatched.end();  // sorted by priority: no lower one follows
+        break;
+      }
+    }
+    return kNone;
+  };
+  const int64_t own = sh.own[u], h = st.Headroom(s, u), free = st.FreeFor(id), borrowed = sh.borrowed[u];
+  const int64_t l = sh.limit[u], cap = st.BorrowCap(sh, u);
+  const bool can_borrow = sh.strategy == Strategy::kLendAndBorrow;
+  auto fits = [&](const Gains& x) {
+    const int64_t own2 = own - x.own, h2 = h + x.own, free2 = free + x.n;
+    if (free2 < j.n) return false;
+    if (own2 + j.n <= l && h2 >= j.n) return true;
+    if (!can_borrow) return false;
+    const int64_t a = std::max<int64_t>(0, std::min<int64_t>(j.n, h2));
+    const int64_t b = j.n - a;
+    if (cap != kUnlimited && borrowed - x.borrowed + b > cap) return false;
+    int64_t idle = 0;
+    for (int32_t t = 0; t < st.NumShares(); ++t) {
+      if (t != s) idle += st.Idle(t, u, x.from[static_cast<size_t>(t)]);
+    }
+    if (st.knobs.unassigned_capacity == UnassignedCapacity::kLendable) {
+      idle += st.Idle(kUnassignedLender, u, x.from[static_cast<size_t>(st.NumShares())]);
+    }
+    return idle >= b;
+  };
+  Gains g(static_cast<size_t>(st.NumShares()) + 1);
+  // Capacity freed by a reservation dropped earlier in this round: the head
+  // starts in the next round without preempting anyone.
+  if (fits(g)) return {};
+  return ChooseVictims(st, next, g, fits);
+}
+
+}  // namespace qs::engine_internal

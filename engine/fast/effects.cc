@@ -1,0 +1,382 @@
+// Every change to a job and to the accounts on the fast engine, and the log
+// records it emits. The pass (pass.cc), the requests (requests.cc) and the
+// internal events (engine.cc) change state only through these.
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/fast/engine.h"
+#include "engine/util/strings.h"
+
+namespace qs::engine_internal {
+
+namespace {
+constexpr size_t kRecentPreemptions = 10;
+constexpr size_t kSnapshotFrontJobs = 100;
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Job states
+
+void Engine::SetStatus(int32_t id, JobStatus status) {
+  Job& j = st_.jobs[id];
+  if (IsTerminal(j.status)) {
+    Violation(absl::StrCat("invariant 4: terminal job ", Sv(st_.NameOf(j)), " changed to ", JobStatusName(status)));
+  }
+  checker_.CountStatus(j.status, status);
+  if (j.status == JobStatus::kRunnable) --runnable_count_;
+  if (status == JobStatus::kRunnable) ++runnable_count_;
+  j.status = status;
+}
+
+void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary) {
+  Job& j = st_.jobs[id];
+  ++j.attempt;
+  SetStatus(id, JobStatus::kRunnable);
+  j.reason = st_.reasons.Id(reason);
+  ++j.reason_epoch;
+  j.runnable_since = now_;
+  st_.shares[j.share].queue.insert(QueueKey{-j.priority, id});
+  QueueChanged(j.share, id);
+  EmitJob(id, JobStatus::kRunnable, reason, with_summary);
+}
+
+void Engine::Finish(int32_t id, JobStatus status, std::string_view reason, bool with_summary) {
+  Progress();
+  Job& j = st_.jobs[id];
+  DropReservation(id);
+  ++j.attempt;
+  SetStatus(id, status);
+  j.reason = st_.reasons.Id(reason);
+  ++j.reason_epoch;
+  EmitJob(id, status, reason, with_summary);
+}
+
+// A new status reason on the job's current status; a MISCONFIGURATION
+// reason starts the queue's jobStateTimeLimitActions clock for it.
+void Engine::SetReason(int32_t id, std::string_view reason) {
+  Job& j = st_.jobs[id];
+  j.reason = st_.reasons.Id(reason);
+  ++j.reason_epoch;
+  EmitJob(id, j.status, reason);
+  if (!IsMisconfigReason(reason)) return;
+  const std::string_view code = reasons::ReasonCode(reason);
+  const std::vector<JobStateTimeLimitAction>& actions = sc_.job_queue.time_limit_actions;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    if (actions[i].reason == code || actions[i].reason == reason) {
+      Push(now_ + actions[i].max_time_seconds * kMillisPerSecond, EventType::kTimeLimit, id, j.reason_epoch,
+           static_cast<int32_t>(i));
+      break;
+    }
+  }
+}
+
+void Engine::SetPriority(int32_t id, int32_t priority) {
+  Job& j = st_.jobs[id];
+  if (j.priority == priority) return;
+  const bool queued = j.status == JobStatus::kRunnable;
+  const bool candidate = IsDispatched(j.status) && !j.draining;
+  if (queued) st_.shares[j.share].queue.erase(QueueKey{-j.priority, id});
+  if (candidate) RemoveCandidate(id);
+  j.priority = priority;
+  if (queued) {
+    st_.shares[j.share].queue.insert(QueueKey{-j.priority, id});
+    QueueChanged(j.share, id);
+  }
+  if (candidate) AddCandidate(id);
+}
+
+void Engine::Terminate(int32_t id, std::string_view reason) {
+  Job& j = st_.jobs[id];
+  if (IsDispatched(j.status)) {
+    GiveToBeneficiary(id);
+    Release(id);
+    j.draining = false;
+  } else if (j.status == JobStatus::kRunnable) {
+    RemoveFromQueue(id);
+    if (QsMutant(8)) return;
+  }
+  Finish(id, JobStatus::kFailed, reason, false);
+}
+
+void Engine::EndDrain(int32_t id) {
+  Job& j = st_.jobs[id];
+  const PreemptionType type = j.drain_type;
+  GiveToBeneficiary(id);
+  Release(id);
+  j.draining = false;
+  ++j.preempted_count;
+  std::string_view runnable_reason =
+      type == PreemptionType::kCrossShare ? reasons::kCrossSharePreempted : reasons::kInSharePreempted;
+  std::vector<PreemptedAttempt>& recent = st_.recent[id];
+  recent.insert(recent.begin(), PreemptedAttempt{j.dispatched_at, now_, runnable_reason});
+  if (recent.size() > kRecentPreemptions) recent.pop_back();
+  const int32_t retries = j.preemption_retries;
+  if (retries >= 0 && j.preempted_count > retries - (QsMutant(6) ? 1 : 0)) {
+    Finish(id, JobStatus::kFailed, reasons::kPreemptionRetriesExhausted, true);
+  } else {
+    MakeRunnable(id, runnable_reason, true);
+  }
+}
+
+// Moves a releasing victim's instances into its beneficiary's hold.
+void Engine::GiveToBeneficiary(int32_t id) {
+  Job& v = st_.jobs[id];
+  if (!v.draining || v.beneficiary == kNone) return;
+  Job& b = st_.jobs[v.beneficiary];
+  if (b.status == JobStatus::kRunnable && b.res_epoch == v.beneficiary_epoch) {
+    settling_.UnitChanged(b.unit);  // its hold and pending victims
+    if (b.pending_victims > 0) --b.pending_victims;
+    const int64_t add = std::min<int64_t>(v.n, b.n - b.hold);
+    if (add > 0) {
+      b.hold += static_cast<int32_t>(add);
+      st_.total_hold[b.unit] += add;
+    }
+  }
+  v.beneficiary = kNone;
+}
+
+// ---------------------------------------------------------------------------
+// Queues and reservations
+
+void Engine::QueueChanged(int32_t s, int32_t id) {
+  Share& sh = st_.shares[s];
+  const int32_t old_head = sh.head;
+  const int32_t new_head = sh.queue.empty() ? kNone : sh.queue.begin()->id;
+  if (old_head != new_head) {
+    const uint64_t bit = uint64_t{1} << s;
+    if (old_head != kNone && st_.jobs[old_head].unit != kNone) settling_.unit_heads[st_.jobs[old_head].unit] &= ~bit;
+    if (new_head != kNone && st_.jobs[new_head].unit != kNone) settling_.unit_heads[st_.jobs[new_head].unit] |= bit;
+    settling_.with_head = new_head != kNone ? settling_.with_head | bit : settling_.with_head & ~bit;
+    sh.head = new_head;
+    order_.MarkHead(s);
+  }
+  // Jobs behind an unchanged head are not read by a look (no backfill).
+  if (old_head == id || new_head == id) settling_.Unsettle(uint64_t{1} << s);
+}
+
+void Engine::RemoveFromQueue(int32_t id) {
+  Job& j = st_.jobs[id];
+  st_.shares[j.share].queue.erase(QueueKey{-j.priority, id});
+  QueueChanged(j.share, id);
+}
+
+void Engine::DropReservation(int32_t id) {
+  Job& j = st_.jobs[id];
+  if (j.hold == 0 && j.pending_victims == 0) return;
+  settling_.UnitChanged(j.unit);
+  st_.total_hold[j.unit] -= j.hold;
+  j.hold = 0;
+  j.pending_victims = 0;
+  ++j.res_epoch;
+  round_dropped_ = true;  // capacity others may use appeared mid-pass
+  Share& sh = st_.shares[j.share];
+  if (sh.res_job == id) {
+    sh.res_job = kNone;
+    sh.res_unit = kNone;
+    settling_.with_res &= ~(uint64_t{1} << j.share);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Capacity
+
+void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
+  Job& j = st_.jobs[id];
+  DropReservation(id);
+  RemoveFromQueue(id);
+  Share& sh = st_.shares[j.share];
+  j.own = static_cast<int32_t>(own);  // <= n
+  j.has_parts = !parts.empty();
+  if (j.has_parts) st_.parts[id] = parts;
+  j.borrowed_total = 0;
+  for (const Part& p : parts) {
+    j.borrowed_total += static_cast<int32_t>(p.qty);  // parts sum to at most n
+    if (p.lender == kUnassignedLender) {
+      st_.unassigned_lent[j.unit] += p.qty;
+    } else {
+      st_.shares[p.lender].lent[j.unit] += p.qty;
+      Touch(p.lender, j.unit, /*lending=*/true);
+    }
+  }
+  Touch(j.share, j.unit);
+  sh.own[j.unit] += own;
+  sh.borrowed[j.unit] += j.borrowed_total;
+  st_.total_use[j.unit] += j.n;
+  ++j.attempt;
+  j.dispatched_at = now_;
+  SetStatus(id, JobStatus::kScheduled);
+  j.reason = 0;
+  ++j.reason_epoch;
+  AddCandidate(id);
+  EmitJob(id, JobStatus::kScheduled, "");
+  Push(now_ + st_.knobs.provision, EventType::kStarting, id, j.attempt, 0);
+}
+
+void Engine::Release(int32_t id) {
+  Job& j = st_.jobs[id];
+  if (!j.draining) RemoveCandidate(id);
+  Share& sh = st_.shares[j.share];
+  for (const Part& p : st_.PartsOf(j)) {
+    if (p.lender == kUnassignedLender) {
+      st_.unassigned_lent[j.unit] -= p.qty;
+    } else {
+      st_.shares[p.lender].lent[j.unit] -= p.qty;
+      Touch(p.lender, j.unit, /*lending=*/true);
+    }
+  }
+  Touch(j.share, j.unit);
+  sh.own[j.unit] -= j.own;
+  sh.borrowed[j.unit] -= j.borrowed_total;
+  st_.total_use[j.unit] -= j.n;
+  j.own = 0;
+  j.borrowed_total = 0;
+  if (j.has_parts) {
+    st_.parts.erase(id);
+    j.has_parts = false;
+  }
+}
+
+void Engine::AddCandidate(int32_t id) {
+  const Job& j = st_.jobs[id];
+  const VictimKey k = st_.KeyOf(id);
+  settling_.UnitChanged(j.unit);
+  settling_.OwnChanged(j.share);
+  st_.shares[j.share].dispatched[j.unit].insert(k);
+  if (j.borrowed_total > 0) st_.borrowers_by_unit[j.unit].insert(k);
+  for (const Part& p : st_.PartsOf(j)) {
+    if (p.lender != kUnassignedLender) st_.lender_sets[p.lender][j.unit].insert(k);
+  }
+}
+
+void Engine::RemoveCandidate(int32_t id) {
+  const Job& j = st_.jobs[id];
+  const VictimKey k = st_.KeyOf(id);
+  settling_.UnitChanged(j.unit);
+  settling_.OwnChanged(j.share);
+  st_.shares[j.share].dispatched[j.unit].erase(k);
+  if (j.borrowed_total > 0) st_.borrowers_by_unit[j.unit].erase(k);
+  for (const Part& p : st_.PartsOf(j)) {
+    if (p.lender != kUnassignedLender) st_.lender_sets[p.lender][j.unit].erase(k);
+  }
+}
+
+void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type) {
+  Job& j = st_.jobs[id];
+  int64_t nv = 0;
+  for (int32_t v : victims) nv += st_.jobs[v].n;
+  for (int32_t vid : victims) {
+    Job& v = st_.jobs[vid];
+    RemoveCandidate(vid);
+    if (QsMutant(5)) {
+      v.draining = true;  // Release() must not look for it in the candidate sets
+      Release(vid);
+    }
+    v.draining = true;
+    v.drain_type = type;
+    v.beneficiary = id;
+    v.beneficiary_epoch = j.res_epoch;
+    ++v.attempt;  // cancels its pending STARTING / RUNNING / attempt end
+    v.reason = st_.reasons.Id(type == PreemptionType::kCrossShare ? reasons::kCrossShareInProgress
+                                                                  : reasons::kInShareInProgress);
+    ++v.reason_epoch;
+    JobRecord r = BaseRecord(vid, v.status, st_.reasons.Text(v.reason));
+    r.preemption = type;
+    r.preempted_for = st_.NameOf(j);
+    r.preempted_for_slot = id;
+    sink_.OnJob(r);
+    Push(now_ + st_.knobs.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
+    if (opt_.cycle_preemptions > 0 && ++streak_[vid] == opt_.cycle_preemptions && stats_.stopped.empty()) {
+      stats_.stopped =
+          PreemptionCycleMessage(now_, st_.NameOf(v), st_.shares[v.share].name, opt_.cycle_preemptions);
+    }
+  }
+  settling_.UnitChanged(j.unit);
+  st_.total_hold[j.unit] -= j.hold;
+  j.hold = static_cast<int32_t>(std::max<int64_t>(0, j.n - nv));
+  st_.total_hold[j.unit] += j.hold;
+  j.pending_victims = static_cast<int32_t>(victims.size());
+  st_.shares[j.share].res_job = id;
+  st_.shares[j.share].res_unit = j.unit;
+  settling_.with_res |= uint64_t{1} << j.share;
+  if (opt_.check_invariants && type == PreemptionType::kCrossShare) {
+    checker_.AddReclaimDeadline(id, j.res_epoch, now_ + st_.knobs.preemption_drain + st_.knobs.scheduling_interval);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Log records
+
+JobRecord Engine::BaseRecord(int32_t id, JobStatus status, std::string_view reason) const {
+  const Job& j = st_.jobs[id];
+  JobRecord r;
+  r.time = now_;
+  r.job_name = st_.NameOf(j);
+  r.job_slot = id;
+  r.share_name = st_.shares[j.share].name;
+  r.status = status;
+  r.status_reason = reason;
+  return r;
+}
+
+void Engine::EmitJob(int32_t id, JobStatus status, std::string_view reason, bool with_summary) {
+  const Job& j = st_.jobs[id];
+  JobRecord r = BaseRecord(id, status, reason);
+  if (status == JobStatus::kScheduled) {
+    r.has_usage = true;
+    r.capacity_unit = st_.unit_names[j.unit];
+    r.quantity = j.n;
+    borrowed_scratch_.clear();
+    for (const Part& p : st_.PartsOf(j)) {
+      borrowed_scratch_.push_back(BorrowedPart{st_.LenderName(p.lender), st_.unit_names[j.unit], p.qty});
+    }
+    r.borrowed = borrowed_scratch_;
+  }
+  if (with_summary) {
+    r.has_preemption_summary = true;
+    r.preempted_attempt_count = j.preempted_count;
+    r.recent_preempted_attempts = st_.RecentOf(j);
+  }
+  sink_.OnJob(r);
+}
+
+void Engine::EmitSnapshot() {
+  SnapshotRecord rec;
+  rec.time = now_;
+  // frontOfQueue: k-way merge of the share queues by (priority desc, id).
+  std::vector<absl::btree_set<QueueKey>::const_iterator> its;
+  for (int32_t s = 0; s < st_.NumShares(); ++s) its.push_back(st_.shares[s].queue.begin());
+  while (rec.front_of_queue.size() < kSnapshotFrontJobs) {
+    int32_t best = kNone;
+    for (int32_t s = 0; s < st_.NumShares(); ++s) {
+      if (its[s] == st_.shares[s].queue.end()) continue;
+      if (best == kNone || *its[s] < *its[best]) best = s;
+    }
+    if (best == kNone) break;
+    const Job& j = st_.jobs[its[best]->id];
+    rec.front_of_queue.push_back(SnapshotJob{st_.NameOf(j), j.runnable_since});
+    ++its[best];
+  }
+  for (int32_t s = 0; s < st_.NumShares(); ++s) {
+    const Share& sh = st_.shares[s];
+    SnapshotShare ss;
+    ss.share_name = sh.name;
+    if (const int32_t h = st_.Head(s); h != kNone) {
+      ss.front.push_back(SnapshotJob{st_.NameOf(st_.jobs[h]), st_.jobs[h].runnable_since});
+    }
+    for (int32_t u = 0; u < st_.NumUnits(); ++u) {
+      const int64_t use = sh.own[u] + sh.borrowed[u];
+      if (use > 0) ss.usage.push_back(SnapshotUsage{st_.unit_names[u], use});
+    }
+    rec.shares.push_back(std::move(ss));
+  }
+  for (int32_t u = 0; u < st_.NumUnits(); ++u) {
+    if (st_.total_use[u] > 0) rec.total_usage.push_back(SnapshotUsage{st_.unit_names[u], st_.total_use[u]});
+  }
+  sink_.OnSnapshot(rec);
+}
+
+}  // namespace qs::engine_internal

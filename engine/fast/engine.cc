@@ -1,0 +1,228 @@
+// The fast engine's run loop and internal events: see engine/fast/engine.h
+// for the parts and docs/semantics.md for the rules.
+#include "engine/fast/engine.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "engine/util/strings.h"
+
+namespace qs {
+namespace engine_internal {
+
+namespace {
+constexpr size_t kMaxViolationMessages = 20;
+}  // namespace
+
+Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options)
+    : Engine(scenario, IndexScenario(scenario), sink, options, ScenarioSource(scenario)) {}
+
+Engine::Engine(const EventStream& stream, ScenarioIndex index, LogSink& sink, const RunOptions& options)
+    : Engine(stream.head(), std::move(index), sink, options, ScenarioSource(stream)) {}
+
+Engine::Engine(const Scenario& config, ScenarioIndex index, LogSink& sink, const RunOptions& options,
+               ScenarioSource source)
+    : sc_(config),
+      sink_(sink),
+      opt_(options),
+      source_(std::move(source)),
+      st_(config, options.knobs.value_or(config.knobs), std::move(index)),
+      settling_(options.skip_settled_shares && !st_.knobs.backfill),
+      checker_(options.full_invariant_check) {
+  settling_.unit_heads.assign(st_.unit_names.size(), 0);
+  checker_.Resize(0, st_.NumUnits());
+  for (const JobStateTimeLimitAction& a : sc_.job_queue.time_limit_actions) {
+    time_limit_reasons_.push_back(absl::StrCat(Sv(reasons::kTimeLimitPrefix), a.reason));
+  }
+}
+
+RunStats Engine::Run() {
+  for (int32_t u = 0; u < st_.NumUnits(); ++u) {
+    if (st_.se[u] > 0) sink_.OnCapacity(CapacityRecord{0, st_.unit_names[u], st_.se[u]});
+  }
+  const Knobs& knobs = st_.knobs;
+  auto apply_internal = [this](const Event& ev) {
+    ++stats_.events_processed;
+    ApplyInternalEvent(ev);
+    AfterEvent();
+  };
+  SimTime end_time = 0;
+  while (true) {
+    const ScenarioEvent* next = source_.Peek();
+    const bool have_sc = next != nullptr;
+    const bool have_int = !events_.Empty();
+    if (!have_sc && !have_int) break;
+    SimTime t = have_sc ? next->time : events_.NextTime(now_);
+    if (have_int && events_.NextTime(now_) < t) t = events_.NextTime(now_);
+    if (knobs.horizon && t > *knobs.horizon) {
+      end_time = *knobs.horizon;
+      break;
+    }
+    now_ = t;
+    end_time = t;
+    bool passed = false;
+    while (true) {
+      for (const ScenarioEvent* ev; (ev = source_.Peek()) != nullptr && ev->time == t;) {
+        ++stats_.events_processed;
+        source_.Advance();  // the event stays valid until the next Peek()
+        ApplyScenarioEvent(*ev);
+        AfterEvent();
+      }
+      events_.DrainDueAt(t, apply_internal);
+      if (knobs.scheduling_interval == 0 || t % knobs.scheduling_interval == 0) {
+        // A pass on unchanged state changes nothing (it ended on a round
+        // with no progress), so it is skipped; except with ROUND_ROBIN,
+        // whose visiting order advances with every round.
+        if (dirty_ || knobs.share_order == ShareOrder::kRoundRobin) {
+          dirty_ = false;
+          RunPass();
+          AfterPass();
+        }
+        passed = true;
+      }
+      if (!stats_.stopped.empty()) break;  // a preemption cycle: stop after this pass
+      if (!events_.HasDueAt(t)) break;
+    }
+    if (!stats_.stopped.empty()) break;
+    // A batch that ran no pass may have left work for the next tick; a batch
+    // that ran one has settled, so a stuck queue does not tick forever.
+    if (knobs.scheduling_interval > 0 && !passed && runnable_count_ > 0 && next_tick_ <= t) {
+      next_tick_ = (t / knobs.scheduling_interval + 1) * knobs.scheduling_interval;
+      Push(next_tick_, EventType::kTick, kNone, 0, 0);
+    }
+  }
+  if (opt_.check_invariants && stats_.stopped.empty()) {
+    std::vector<std::string> found;
+    checker_.CheckEndOfRun(st_, found);
+    for (std::string& m : found) Violation(std::move(m));
+  }
+  stats_.end_time = end_time;
+  sink_.OnEnd(end_time);
+  return stats_;
+}
+
+void Engine::ApplyInternalEvent(const Event& ev) {
+  if (ev.type == EventType::kTick) {
+    if (next_tick_ == ev.time) next_tick_ = -1;
+    return;
+  }
+  Job& j = st_.jobs[ev.job];
+  const Knobs& knobs = st_.knobs;
+  // STARTING and RUNNING change no capacity and no queue.
+  if (ev.type != EventType::kStarting && ev.type != EventType::kRunning) dirty_ = true;
+  switch (ev.type) {
+    case EventType::kBecomeRunnable:
+      if (j.status != JobStatus::kSubmitted || j.attempt != ev.tag) return;
+      MakeRunnable(ev.job, "");
+      return;
+    case EventType::kStarting:
+      if (j.status != JobStatus::kScheduled || j.attempt != ev.tag || j.draining) return;
+      SetStatus(ev.job, JobStatus::kStarting);
+      EmitJob(ev.job, JobStatus::kStarting, st_.reasons.Text(j.reason));
+      Push(now_ + knobs.download, EventType::kRunning, ev.job, j.attempt, 0);
+      return;
+    case EventType::kRunning: {
+      if (j.status != JobStatus::kStarting || j.attempt != ev.tag || j.draining) return;
+      SetStatus(ev.job, JobStatus::kRunning);
+      EmitJob(ev.job, JobStatus::kRunning, st_.reasons.Text(j.reason));
+      const SimTime run = j.run_time;
+      const int64_t limit = j.attempt_limit_s;
+      if (limit >= 0 && run > limit * kMillisPerSecond) {
+        Push(now_ + limit * kMillisPerSecond, EventType::kAttemptEnd, ev.job, j.attempt, 1);
+      } else {
+        Push(now_ + run, EventType::kAttemptEnd, ev.job, j.attempt, 0);
+      }
+      return;
+    }
+    case EventType::kAttemptEnd: {
+      if (j.status != JobStatus::kRunning || j.attempt != ev.tag || j.draining) return;
+      Progress();
+      const bool timeout = ev.aux == 1;
+      Release(ev.job);
+      if (!timeout && j.outcome == JobOutcome::kSucceeded) {
+        Finish(ev.job, JobStatus::kSucceeded, "", false);
+        return;
+      }
+      std::string_view why = timeout ? reasons::kAttemptTimeout : reasons::kSimulatedFailure;
+      ++j.failed_attempts;
+      if (j.failed_attempts < j.retry_attempts) {
+        MakeRunnable(ev.job, why);
+      } else {
+        Finish(ev.job, JobStatus::kFailed, why, false);
+      }
+      return;
+    }
+    case EventType::kDrainEnd:
+      if (!j.draining || j.attempt != ev.tag) return;
+      EndDrain(ev.job);
+      return;
+    case EventType::kTimeLimit:
+      if (j.status != JobStatus::kRunnable || j.reason_epoch != ev.tag) return;
+      RemoveFromQueue(ev.job);
+      Finish(ev.job, JobStatus::kFailed, time_limit_reasons_[ev.aux], false);
+      return;
+    case EventType::kTick:
+      return;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Invariants (engine/fast/invariant_checker.h)
+
+void Engine::Violation(std::string message) {
+  ++stats_.invariant_violations;
+  if (stats_.violation_messages.size() < kMaxViolationMessages) {
+    stats_.violation_messages.push_back(absl::StrCat("t=", FormatSeconds(now_), ": ", message));
+  }
+}
+
+void Engine::AfterEvent() {
+  if (!opt_.check_invariants) return;
+  found_.clear();
+  checker_.CheckLimits(st_, stats_.jobs_submitted, found_);
+  if (opt_.full_invariant_check) checker_.Recount(st_, found_);
+  for (std::string& m : found_) Violation(std::move(m));
+}
+
+void Engine::AfterPass() {
+  if (!opt_.check_invariants) return;
+  AfterEvent();
+  found_.clear();
+  checker_.CheckDeadlines(st_, now_, found_);
+  if (opt_.full_invariant_check) checker_.CheckReclaimFired(st_, found_);
+  for (std::string& m : found_) Violation(std::move(m));
+}
+
+absl::Status Engine::CheckInvariants() {
+  std::vector<std::string> found;
+  checker_.CheckLimits(st_, stats_.jobs_submitted, found);
+  if (opt_.full_invariant_check) checker_.Recount(st_, found);
+  if (found.empty()) return absl::OkStatus();
+  return absl::InternalError(absl::StrJoin(found, "; "));
+}
+
+}  // namespace engine_internal
+
+RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options) {
+  engine_internal::Engine engine(scenario, sink, options);
+  return engine.Run();
+}
+
+absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, LogSink& sink, const RunOptions& options) {
+  absl::StatusOr<ScenarioIndex> index = IndexEventStream(stream);
+  if (!index.ok()) return index.status();
+  return RunFastEngine(stream, *std::move(index), sink, options);
+}
+
+absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, ScenarioIndex index, LogSink& sink,
+                                       const RunOptions& options) {
+  engine_internal::Engine engine(stream, std::move(index), sink, options);
+  RunStats stats = engine.Run();
+  if (!engine.stream_status().ok()) return engine.stream_status();
+  return stats;
+}
+
+}  // namespace qs

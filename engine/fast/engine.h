@@ -1,0 +1,205 @@
+// File: engine/fast/engine.h
+//
+// The fast quota-share engine behind RunFastEngine() (engine/run.h): a
+// discrete-event simulation of AWS Batch quota management for SageMaker
+// Training job queues, following ../shared/spec/quota-semantics.md as pinned
+// down by docs/semantics.md. Every decision has a twin in the reference
+// engine (engine/reference/), which is kept independent of this code; tests
+// and fuzzers demand identical logs.
+//
+// The engine is a few parts, each with its header as its manual:
+//   event_queue.h       the event core: (time, sequence) order, lazy cancel
+//   scenario_source.h   scenario events, whole or streamed block by block
+//   state.h             the accounts: job records, shares, per-type counts
+//   visit_order.h       the order a pass round visits the shares
+//   settling.h          which shares a round may skip (settled, self-bound)
+//   decisions.h         borrow plan and victim sets, read-only
+//   invariant_checker.h invariants 1-6 on the accounts
+// and the Engine class below, which owns them and is split by concern:
+//   engine.cc    the run loop and internal events (time, attempts, drains)
+//   requests.cc  scenario requests: validation, submissions, configuration
+//   pass.cc      the pass: phases 1-3 asking the decisions, applying them
+//   effects.cc   every change to a job and the accounts, and its records
+//
+// Design
+//  * One Engine owns all state of one run; no globals. Time is integer
+//    milliseconds; scenario events come first at equal times, then internal
+//    events in (time, sequence) order.
+//  * Per share: a B-tree of RUNNABLE jobs keyed (priority desc, submission
+//    order), so the head is O(1) and a priority update O(log n); per
+//    (share, unit) and per (lender, unit) B-trees of dispatched, not
+//    draining jobs in victim order; per unit a B-tree of borrowing jobs.
+//    Preemption draws candidates from these trees only until the head fits.
+//  * A pass costs O(rounds x shares x (log n + dispatched or preempted jobs)):
+//    it never walks a queue, except with `backfill: true`, which by
+//    definition looks past blocked heads; settled shares are skipped.
+//  * Accounting is incremental (effects.cc); the InvariantChecker compares
+//    it with the limits after every event and, with full_invariant_check,
+//    recounts it from the job records.
+//
+// Thread-safety: thread-compatible; one thread drives an Engine.
+#ifndef QS_ENGINE_FAST_ENGINE_H_
+#define QS_ENGINE_FAST_ENGINE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "engine/event_log.h"
+#include "engine/event_stream.h"
+#include "engine/fast/decisions.h"
+#include "engine/fast/event_queue.h"
+#include "engine/fast/invariant_checker.h"
+#include "engine/fast/scenario_source.h"
+#include "engine/fast/settling.h"
+#include "engine/fast/state.h"
+#include "engine/fast/visit_order.h"
+#include "engine/run.h"
+#include "engine/scenario.h"
+#include "engine/scenario_index.h"
+#include "engine/validation.h"
+
+namespace qs::engine_internal {
+
+class Engine {
+ public:
+  // bench/engine_benchmark.cc times single steps (a pass, a victim choice,
+  // the event queue) on engine state through this class.
+  friend class EngineBenchProbe;
+
+  // A scenario held whole.
+  Engine(const Scenario& scenario, LogSink& sink, const RunOptions& options);
+  // A scenario read block by block (`index` from IndexEventStream(stream));
+  // the next blocks are decoded on a oneTBB task while the run goes on.
+  Engine(const EventStream& stream, ScenarioIndex index, LogSink& sink, const RunOptions& options);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  RunStats Run();
+  // OK, or the error that stopped a streamed run early.
+  const absl::Status& stream_status() const { return source_.status(); }
+
+  // Invariants 1-4 of the spec (limits, lending, conservation) on the
+  // current state: OkStatus, or an InternalError naming every violation.
+  // With full_invariant_check it also recounts all accounting from the job
+  // records. Invariants 5 and 6 are temporal and checked around passes and
+  // preemptions (AfterPass, TryReclaim). Run() calls this after every event
+  // when RunOptions::check_invariants is set.
+  absl::Status CheckInvariants();
+
+ private:
+  // Both constructors end here: `scenario` gives everything but the events.
+  Engine(const Scenario& config, ScenarioIndex index, LogSink& sink, const RunOptions& options,
+         ScenarioSource source);
+
+  // --- engine.cc: the run loop and internal events
+  void Push(SimTime time, EventType type, int32_t job, uint32_t tag, int32_t aux) {
+    events_.Push(now_, time, type, job, tag, aux);
+  }
+  void ApplyInternalEvent(const Event& ev);
+  void AfterEvent();
+  void AfterPass();
+  void Violation(std::string message);
+  void Progress() {  // a request applied, an attempt ended, a job finished
+    if (!streak_.empty()) streak_.clear();
+  }
+
+  // --- requests.cc: scenario requests
+  struct JobFactsHolder {
+    int32_t id = kNone;
+    JobFacts facts;
+  };
+  void ApplyScenarioEvent(const ScenarioEvent& ev);
+  void ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r, int64_t ordinal);
+  void Reject(const ScenarioEvent& ev, const absl::Status& status);
+  JobFactsHolder FactsOf(const std::optional<std::string>& job_id) const;
+  void CreateShare(const CreateQuotaShareRequest& r);
+  void UpdateShare(int32_t s, const UpdateQuotaShareRequest& r);
+  void UpdateEnvironment(const UpdateServiceEnvironmentRequest& r);
+  void StrategyMasks();  // Settling::borrowers_mask, in_share_mask
+
+  // --- pass.cc: the pass
+  void RunPass();
+  bool LookAt(int32_t s, int32_t id);
+  bool Phase1(int32_t s);
+  bool Backfill(int32_t s);
+  void BlockOutsidePhase1(int32_t s);
+  bool Phase2Eligible(int32_t s);
+  bool Phase2();
+  bool TryBorrow(int32_t s, int32_t id);
+  bool Phase3(int32_t s);
+  bool TryReclaim(int32_t s, int32_t id);
+  bool Waiting(int32_t s) const {
+    const int32_t h = st_.Head(s);
+    return h != kNone && st_.jobs[h].pending_victims > 0;
+  }
+
+  // --- effects.cc: changes to jobs and accounts, and their records
+  void SetStatus(int32_t id, JobStatus st);
+  void MakeRunnable(int32_t id, std::string_view reason, bool with_summary = false);
+  void Finish(int32_t id, JobStatus st, std::string_view reason, bool with_summary);
+  void SetReason(int32_t id, std::string_view reason);
+  void SetPriority(int32_t id, int32_t priority);
+  void Terminate(int32_t id, std::string_view reason);
+  void EndDrain(int32_t id);
+  void GiveToBeneficiary(int32_t id);
+  void RemoveFromQueue(int32_t id);
+  void DropReservation(int32_t id);
+  void Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts);
+  void Release(int32_t id);
+  void StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type);
+  void AddCandidate(int32_t id);
+  void RemoveCandidate(int32_t id);
+  // After job `id` entered or left share s's queue: the cached head, and the
+  // share unsettled if its head changed or is `id`.
+  void QueueChanged(int32_t s, int32_t id);
+  // Share s's counters on u changed: the invariant checker's pair, the
+  // share's order key, and the shares whose head needs u. `lending`: only
+  // s's lent count changed, which a self-bound share reads only if it may
+  // borrow (its headroom sets how much it must borrow).
+  void Touch(int32_t s, int32_t u, bool lending = false) {
+    order_.MarkUse(s);
+    settling_.UnitChanged(u);
+    if (!lending || st_.shares[s].strategy == Strategy::kLendAndBorrow) settling_.OwnChanged(s);
+    checker_.Touch(s, u);
+  }
+  JobRecord BaseRecord(int32_t id, JobStatus st, std::string_view reason) const;
+  void EmitJob(int32_t id, JobStatus st, std::string_view reason, bool with_summary = false);
+  void EmitSnapshot();
+
+  const Scenario& sc_;  // configuration only: events come from source_
+  LogSink& sink_;
+  const RunOptions opt_;
+  ScenarioSource source_;
+  FastState st_;
+  EventQueue events_;
+  VisitOrder order_;
+  Settling settling_;
+  InvariantChecker checker_;
+
+  SimTime now_ = 0;
+  SimTime next_tick_ = -1;
+  int64_t next_submit_ = 0;  // ordinal of the next named submission
+  int64_t runnable_count_ = 0;
+  bool round_dropped_ = false;  // a reservation was dropped in this round
+  bool dirty_ = true;           // state changed since the last pass
+  std::vector<char> blocked_;   // per share, in this pass
+  std::vector<std::string> time_limit_reasons_;
+  // Scratch kept to save an allocation per call.
+  std::vector<LenderIdle> lenders_scratch_;
+  BorrowPlan plan_scratch_;
+  std::vector<std::pair<int32_t, int32_t>> phase2_heads_;
+  std::vector<BorrowedPart> borrowed_scratch_;
+  std::vector<std::string> found_;  // AfterEvent()'s and AfterPass()'s
+  // Preemption cycles (RunOptions::cycle_preemptions): per job, preemptions
+  // since the last progress; emptied by Progress().
+  absl::flat_hash_map<int32_t, int64_t> streak_;
+  RunStats stats_;
+};
+
+}  // namespace qs::engine_internal
+
+#endif  // QS_ENGINE_FAST_ENGINE_H_

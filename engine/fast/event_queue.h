@@ -1,0 +1,97 @@
+// File: engine/fast/event_queue.h
+//
+// The event core of the fast engine: internal events (a job becomes
+// RUNNABLE, STARTING, RUNNING, an attempt or a drain ends, a time limit
+// fires, a scheduling tick) ordered by (time, sequence number assigned at
+// insertion).
+//
+// Events due later wait in a binary heap; events due at the current instant
+// (the zero latencies: RUNNABLE after a submit, STARTING, RUNNING) skip the
+// heap and go to a FIFO. Every event pushed at `now` has a higher sequence
+// number than every heap event due at `now`, and the run loop empties the
+// FIFO before time moves on, so (time, sequence) order holds: the heap's
+// events at t first (TakeHeapDueAt), then the FIFO's (TakeNow).
+//
+// Cancellation is lazy: an event carries the attempt or reason epoch it
+// belongs to (`tag`), and the engine skips one whose job has moved on.
+//
+// Thread-compatible; header-only, since every event goes through it.
+#ifndef QS_ENGINE_FAST_EVENT_QUEUE_H_
+#define QS_ENGINE_FAST_EVENT_QUEUE_H_
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
+#include "engine/time.h"
+
+namespace qs::engine_internal {
+
+enum class EventType : uint8_t {
+  kBecomeRunnable,
+  kStarting,
+  kRunning,
+  kAttemptEnd,
+  kDrainEnd,
+  kTimeLimit,
+  kTick,
+};
+
+struct Event {
+  SimTime time;
+  int64_t seq;
+  EventType type;
+  int32_t job;
+  uint32_t tag;  // attempt or reason epoch the event belongs to
+  int32_t aux;   // timeout flag / time-limit entry
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+class EventQueue {
+ public:
+  using Heap = std::priority_queue<Event, std::vector<Event>, std::greater<>>;
+
+  // Schedules an event at `time` (>= now).
+  void Push(SimTime now, SimTime time, EventType type, int32_t job, uint32_t tag, int32_t aux) {
+    const Event ev{time, next_seq_++, type, job, tag, aux};
+    if (time == now) {
+      now_events_.push_back(ev);
+    } else {
+      heap_.push(ev);
+    }
+  }
+  bool Empty() const { return now_events_.empty() && heap_.empty(); }
+  // The earliest due time; `now` while events due now wait. Not when Empty().
+  SimTime NextTime(SimTime now) const { return now_events_.empty() ? heap_.top().time : now; }
+
+  // Calls apply(ev) for each heap event due at t, in sequence order, then for
+  // each event due now (including those that apply() pushes at now), and
+  // empties the FIFO.
+  template <typename Apply>
+  void DrainDueAt(SimTime t, Apply&& apply) {
+    while (!heap_.empty() && heap_.top().time == t) {
+      const Event ev = heap_.top();
+      heap_.pop();
+      apply(ev);
+    }
+    // Index, not iterator: applying an event may push more at t.
+    for (size_t i = 0; i < now_events_.size(); ++i) {
+      const Event ev = now_events_[i];
+      apply(ev);
+    }
+    now_events_.clear();
+  }
+  // Whether events due at t remain (pushed by the pass that followed a drain).
+  bool HasDueAt(SimTime t) const { return !now_events_.empty() || (!heap_.empty() && heap_.top().time == t); }
+
+ private:
+  friend class EngineBenchProbe;
+  Heap heap_;
+  std::vector<Event> now_events_;
+  int64_t next_seq_ = 0;
+};
+
+}  // namespace qs::engine_internal
+
+#endif  // QS_ENGINE_FAST_EVENT_QUEUE_H_

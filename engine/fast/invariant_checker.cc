@@ -1,0 +1,203 @@
+#include "engine/fast/invariant_checker.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "engine/util/strings.h"
+
+namespace qs::engine_internal {
+
+void InvariantChecker::Resize(int32_t shares, int32_t units) {
+  units_ = units;
+  const size_t pairs = static_cast<size_t>(shares) * static_cast<size_t>(units);
+  allow1_.resize(static_cast<size_t>(units), 0);
+  allow2_.resize(pairs, 0);
+  allow3_.resize(pairs, 0);
+  touched_flag_.resize(pairs, 0);
+}
+
+InvariantChecker::Excess InvariantChecker::ComputeExcess(const FastState& st, int32_t s, int32_t u) {
+  const Share& sh = st.shares[s];
+  Excess e;
+  // Use <= L + B, checked as its two parts: own instances within the limit
+  // and borrowed ones within the borrow cap (a strategy change to LEND with
+  // borrowed jobs still running is then excess that may only drain).
+  const int64_t cap = st.BorrowCap(sh, u);
+  e.limit = std::max<int64_t>(0, sh.own[u] - sh.limit[u]) +
+            (cap == kUnlimited ? 0 : std::max<int64_t>(0, sh.borrowed[u] - cap));
+  e.lend = sh.strategy == Strategy::kReserve
+               ? sh.lent[u]
+               : std::max<int64_t>(0, sh.own[u] + sh.lent[u] - sh.limit[u]);
+  return e;
+}
+
+void InvariantChecker::ResetAllowances(const FastState& st) {
+  deadlines_.clear();
+  for (int32_t u = 0; u < st.NumUnits(); ++u) allow1_[u] = std::max<int64_t>(0, st.total_use[u] - st.se[u]);
+  for (int32_t s = 0; s < st.NumShares(); ++s) {
+    for (int32_t u = 0; u < st.NumUnits(); ++u) {
+      const Excess e = ComputeExcess(st, s, u);
+      allow2_[static_cast<size_t>(s * units_ + u)] = e.limit;
+      allow3_[static_cast<size_t>(s * units_ + u)] = e.lend;
+    }
+  }
+}
+
+void InvariantChecker::CheckLimits(const FastState& st, int64_t submitted, std::vector<std::string>& out) {
+  for (int32_t u = 0; u < st.NumUnits(); ++u) {
+    const int64_t e1 = std::max<int64_t>(0, st.total_use[u] - st.se[u]);
+    if (e1 > allow1_[u]) {
+      out.push_back(absl::StrCat("invariant 1: ", Sv(st.unit_names[u]), " in use ", st.total_use[u],
+                                 " > environment limit ", st.se[u]));
+    }
+    allow1_[u] = std::min(allow1_[u], e1);
+    if (st.total_hold[u] < 0) out.push_back(absl::StrCat("negative hold for ", Sv(st.unit_names[u])));
+  }
+  // Invariants 2 and 3 per (share, unit): a pair whose counters did not
+  // change since the last check cannot have a new violation (its allowance
+  // already equals its excess), so only touched pairs are checked, except
+  // under full_invariant_check, which checks every pair.
+  auto check = [&](int32_t s, int32_t u) {
+    const Share& sh = st.shares[s];
+    const size_t key = static_cast<size_t>(s * units_ + u);
+    const Excess e = ComputeExcess(st, s, u);
+    if (e.limit > allow2_[key]) {
+      out.push_back(absl::StrCat("invariant 2: share ", sh.name, " uses ", sh.own[u] + sh.borrowed[u], " of ",
+                                 Sv(st.unit_names[u]), ", over limit plus borrow cap"));
+    }
+    if (e.lend > allow3_[key]) {
+      out.push_back(absl::StrCat("invariant 3: share ", sh.name, " lends ", sh.lent[u], " of ",
+                                 Sv(st.unit_names[u]), " beyond its idle own capacity"));
+    }
+    allow2_[key] = std::min(allow2_[key], e.limit);
+    allow3_[key] = std::min(allow3_[key], e.lend);
+  };
+  if (full_) {
+    for (int32_t s = 0; s < st.NumShares(); ++s) {
+      for (int32_t u = 0; u < st.NumUnits(); ++u) check(s, u);
+    }
+  } else {
+    for (int32_t key : touched_) check(key / units_, key % units_);
+  }
+  for (int32_t key : touched_) touched_flag_[static_cast<size_t>(key)] = 0;
+  touched_.clear();
+  int64_t counted = 0;
+  for (int64_t c : status_count_) counted += c;
+  if (counted != submitted) {
+    out.push_back(absl::StrCat("invariant 4: ", counted, " jobs in states but ", submitted, " submitted"));
+  }
+}
+
+void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& out) {
+  // Flat scratch arrays, reused across calls: this runs after every event in
+  // the fuzzers, where an allocation per call would dominate.
+  const size_t nu = st.unit_names.size(), ns = st.shares.size();
+  RecountScratch& r = recount_;
+  r.own.assign(ns * nu, 0);
+  r.lent.assign(ns * nu, 0);
+  r.borrowed.assign(ns * nu, 0);
+  r.use.assign(nu, 0);
+  r.hold.assign(nu, 0);
+  r.ulent.assign(nu, 0);
+  r.queued.assign(ns, 0);
+  for (const Job& j : st.jobs) {
+    if (IsDispatched(j.status)) {
+      int64_t sum = j.own;
+      r.own[j.share * nu + j.unit] += j.own;
+      for (const Part& p : st.PartsOf(j)) {
+        sum += p.qty;
+        r.borrowed[j.share * nu + j.unit] += p.qty;
+        if (p.lender == kUnassignedLender) {
+          r.ulent[j.unit] += p.qty;
+        } else {
+          r.lent[p.lender * nu + j.unit] += p.qty;
+        }
+      }
+      if (sum != j.n) out.push_back(absl::StrCat("invariant 4: job ", Sv(st.NameOf(j)), " holds ", sum, " of ", j.n));
+      r.use[j.unit] += j.n;
+    } else if (j.own != 0 || j.has_parts) {
+      out.push_back(absl::StrCat("invariant 4: job ", Sv(st.NameOf(j)), " holds capacity while ",
+                                 JobStatusName(j.status)));
+    }
+    if (j.status == JobStatus::kRunnable) {
+      ++r.queued[j.share];
+      if (j.unit != kNone) r.hold[j.unit] += j.hold;
+    } else if (j.hold != 0) {
+      out.push_back(absl::StrCat("job ", Sv(st.NameOf(j)), " keeps a hold while ", JobStatusName(j.status)));
+    }
+  }
+  auto same = [nu](const int64_t* counted, const std::vector<int64_t>& kept) {
+    return std::equal(kept.begin(), kept.end(), counted, counted + nu);
+  };
+  for (size_t s = 0; s < ns; ++s) {
+    const Share& sh = st.shares[s];
+    if (static_cast<int64_t>(sh.queue.size()) != r.queued[s]) {
+      out.push_back(absl::StrCat("invariant 4: share ", sh.name, " queue holds ", sh.queue.size(), " jobs but ",
+                                 r.queued[s], " are RUNNABLE"));
+    }
+    if (!same(&r.own[s * nu], sh.own) || !same(&r.lent[s * nu], sh.lent) ||
+        !same(&r.borrowed[s * nu], sh.borrowed)) {
+      out.push_back(absl::StrCat("invariant 4: share ", sh.name, " counters disagree with jobs"));
+    }
+  }
+  if (r.use != st.total_use || r.hold != st.total_hold || r.ulent != st.unassigned_lent) {
+    out.push_back("invariant 4: environment counters disagree with jobs");
+  }
+}
+
+void InvariantChecker::CheckDeadlines(const FastState& st, SimTime now, std::vector<std::string>& out) {
+  // Invariant 6 (second half) and 5 (timing): a job that triggered a reclaim
+  // must start by preemption time + drain + interval while it stays the head.
+  size_t keep = 0;
+  for (const Deadline& d : deadlines_) {
+    const Job& j = st.jobs[d.job];
+    const bool pending = j.status == JobStatus::kRunnable && j.res_epoch == d.epoch;
+    if (!pending) continue;
+    if (now > d.deadline) {
+      out.push_back(absl::StrCat("invariant 5: ", Sv(st.NameOf(j)), " reclaimed capacity but did not start by ",
+                                 FormatSeconds(d.deadline)));
+      continue;
+    }
+    deadlines_[keep++] = d;
+  }
+  deadlines_.resize(keep);
+}
+
+void InvariantChecker::CheckReclaimFired(const FastState& st, std::vector<std::string>& out) const {
+  if (!st.se_enabled) return;
+  for (int32_t s = 0; s < st.NumShares(); ++s) {
+    const int32_t id = st.Head(s);
+    if (id == kNone) continue;
+    const Job& j = st.jobs[id];
+    if (j.pending_victims > 0 || !st.NeverFitsReason(s, j).empty()) continue;
+    const Share& sh = st.shares[s];
+    const int32_t u = j.unit;
+    if (sh.own[u] + j.n > sh.limit[u]) continue;
+    int64_t gain_h = 0, gain_f = 0;
+    for (const Job& x : st.jobs) {
+      if (!IsDispatched(x.status) || x.draining || x.share == s || x.unit != u) continue;
+      const bool eligible = x.borrowed_total > 0 || st.shares[x.share].own[u] > st.shares[x.share].limit[u];
+      if (!eligible) continue;
+      gain_f += x.n;
+      for (const Part& p : st.PartsOf(x)) {
+        if (p.lender == s) gain_h += p.qty;
+      }
+    }
+    if (st.Headroom(s, u) + gain_h >= j.n && st.FreeFor(id) + gain_f >= j.n) {
+      out.push_back(absl::StrCat("invariant 5: head ", Sv(st.NameOf(j)), " of ", sh.name,
+                                 " fits its limit and reclaim is possible, but nothing was started"));
+    }
+  }
+}
+
+void InvariantChecker::CheckEndOfRun(const FastState& st, std::vector<std::string>& out) const {
+  if (st.knobs.horizon) return;  // jobs may legitimately be cut off
+  for (const Job& j : st.jobs) {
+    if (IsDispatched(j.status) || j.status == JobStatus::kSubmitted) {
+      out.push_back(absl::StrCat("invariant 4: job ", Sv(st.NameOf(j)), " left ", JobStatusName(j.status),
+                                 " with no event pending"));
+    }
+  }
+}
+
+}  // namespace qs::engine_internal

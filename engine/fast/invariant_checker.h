@@ -1,0 +1,100 @@
+// File: engine/fast/invariant_checker.h
+//
+// The spec's invariants on the fast engine's accounts, apart from the code
+// that keeps them:
+//   1 use of a type within the environment's limit;
+//   2 a share's own use within its limit and its borrowing within its cap;
+//   3 lending only idle own capacity (nothing from RESERVE);
+//   4 conservation: every job in one state, counters equal to the sum of
+//     the job records (Recount, with full_invariant_check);
+//   5 a reclaim that would let a head within its limit start is started
+//     (CheckReclaimFired, with full_invariant_check), and a head that
+//     reclaimed starts by preemption + drain + interval (CheckDeadlines);
+//   6 (first half, in the engine's TryReclaim) no reclaim for a head that
+//     fits without.
+// After a configuration change (ResetAllowances) the invariants are judged
+// afresh: excess that exists then may drain but never grow, and reclaims
+// started under the old configuration are no longer bound to a deadline.
+//
+// Every check appends its findings, in a fixed order, to `out`; the engine
+// counts and reports them (RunStats::violation_messages).
+//
+// Thread-compatible.
+#ifndef QS_ENGINE_FAST_INVARIANT_CHECKER_H_
+#define QS_ENGINE_FAST_INVARIANT_CHECKER_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/fast/state.h"
+
+namespace qs::engine_internal {
+
+class InvariantChecker {
+ public:
+  explicit InvariantChecker(bool full) : full_(full) {}
+
+  // Sizes: after the units are known, and after each new share.
+  void Resize(int32_t shares, int32_t units);
+  // Bookkeeping the engine reports as it goes.
+  void CountSubmitted() { ++status_count_[static_cast<int>(JobStatus::kSubmitted)]; }
+  void CountStatus(JobStatus from, JobStatus to) {
+    --status_count_[static_cast<int>(from)];
+    ++status_count_[static_cast<int>(to)];
+  }
+  // Share s's counters on u changed: CheckLimits looks at the pair.
+  void Touch(int32_t s, int32_t u) {
+    const size_t key = static_cast<size_t>(s * units_ + u);
+    if (!touched_flag_[key]) {
+      touched_flag_[key] = 1;
+      touched_.push_back(static_cast<int32_t>(key));
+    }
+  }
+  void AddReclaimDeadline(int32_t job, uint32_t epoch, SimTime deadline) {
+    deadlines_.push_back(Deadline{job, epoch, deadline});
+  }
+  void ResetAllowances(const FastState& st);
+
+  // Invariants 1-3 on the touched pairs (every pair when full) and the
+  // state count of invariant 4.
+  void CheckLimits(const FastState& st, int64_t submitted, std::vector<std::string>& out);
+  // Invariant 4: every counter recomputed from the job records.
+  void Recount(const FastState& st, std::vector<std::string>& out);
+  // Invariant 5's deadline for heads that reclaimed.
+  void CheckDeadlines(const FastState& st, SimTime now, std::vector<std::string>& out);
+  // Invariant 5: no head that fits its limit left without a reclaim that
+  // would let it start.
+  void CheckReclaimFired(const FastState& st, std::vector<std::string>& out) const;
+  // Invariant 4 at the end: no job left dispatched or SUBMITTED.
+  void CheckEndOfRun(const FastState& st, std::vector<std::string>& out) const;
+
+ private:
+  struct Excess {
+    int64_t limit = 0, lend = 0;
+  };
+  struct Deadline {
+    int32_t job;
+    uint32_t epoch;
+    SimTime deadline;
+  };
+  static Excess ComputeExcess(const FastState& st, int32_t s, int32_t u);
+
+  const bool full_;
+  int32_t units_ = 0;
+  std::array<int64_t, 8> status_count_{};
+  std::vector<int64_t> allow1_;          // per unit
+  std::vector<int64_t> allow2_, allow3_;  // [share * units + unit]
+  std::vector<int32_t> touched_;          // (share, unit) keys changed since the last CheckLimits()
+  std::vector<char> touched_flag_;
+  std::vector<Deadline> deadlines_;
+  struct RecountScratch {  // Recount()'s counters, [share * units + unit]
+    std::vector<int64_t> own, lent, borrowed, use, hold, ulent, queued;
+  };
+  RecountScratch recount_;
+};
+
+}  // namespace qs::engine_internal
+
+#endif  // QS_ENGINE_FAST_INVARIANT_CHECKER_H_

@@ -1,0 +1,95 @@
+#include "engine/fast/scenario_source.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_group.h"
+
+namespace qs::engine_internal {
+
+// Decodes a streamed scenario's blocks in batches: while the engine applies
+// the events of one batch, a oneTBB task decodes the next (in parallel over
+// its blocks when threads are free).
+class ScenarioSource::BlockReader {
+ public:
+  BlockReader(const EventStream& stream, size_t batch_blocks)
+      : stream_(stream), batch_(std::max<size_t>(1, batch_blocks)) {
+    cur_.resize(batch_);
+    next_.resize(batch_);
+    next_status_.resize(batch_);
+    StartDecode(0);
+  }
+  ~BlockReader() { tasks_.wait(); }
+
+  // The next block's events; false at the end or on an error (status()).
+  bool Next(const ScenarioEvent*& begin, const ScenarioEvent*& end) {
+    while (true) {
+      if (pos_ < cur_count_) {
+        const std::vector<ScenarioEvent>& evs = cur_[pos_++];
+        begin = evs.data();
+        end = evs.data() + evs.size();
+        if (begin != end) return true;
+        continue;
+      }
+      if (next_first_ >= stream_.num_blocks() || !status_.ok()) return false;
+      tasks_.wait();
+      for (size_t i = 0; i < next_count_; ++i) {
+        if (!next_status_[i].ok()) {
+          status_ = next_status_[i];
+          return false;
+        }
+      }
+      std::swap(cur_, next_);
+      cur_count_ = next_count_;
+      pos_ = 0;
+      StartDecode(next_first_ + next_count_);
+    }
+  }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  void StartDecode(size_t first) {
+    next_first_ = first;
+    next_count_ = first >= stream_.num_blocks() ? 0 : std::min(batch_, stream_.num_blocks() - first);
+    if (next_count_ == 0) return;
+    tasks_.run([this, first] {
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, next_count_, 1), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i != r.end(); ++i) next_status_[i] = stream_.ReadBlock(first + i, next_[i]);
+      }, tbb::simple_partitioner());
+    });
+  }
+
+  const EventStream& stream_;
+  const size_t batch_;
+  std::vector<std::vector<ScenarioEvent>> cur_, next_;
+  std::vector<absl::Status> next_status_;
+  size_t cur_count_ = 0, pos_ = 0;
+  size_t next_first_ = 0, next_count_ = 0;
+  absl::Status status_;
+  tbb::task_group tasks_;
+};
+
+ScenarioSource::ScenarioSource(const Scenario& scenario)
+    : next_(scenario.events.data()), end_(scenario.events.data() + scenario.events.size()) {}
+
+// One block per batch: the engine's thread is busy simulating, so one other
+// thread decodes, and far faster than the engine consumes; each batch in
+// memory costs a block of request objects (64Ki x ~430 bytes).
+ScenarioSource::ScenarioSource(const EventStream& stream) : blocks_(std::make_unique<BlockReader>(stream, 1)) {}
+
+ScenarioSource::ScenarioSource(ScenarioSource&&) noexcept = default;
+ScenarioSource& ScenarioSource::operator=(ScenarioSource&&) noexcept = default;
+ScenarioSource::~ScenarioSource() = default;
+
+void ScenarioSource::NextBlock() {
+  if (!blocks_->Next(next_, end_)) {
+    next_ = end_ = nullptr;
+    status_ = blocks_->status();
+    blocks_.reset();
+  }
+}
+
+}  // namespace qs::engine_internal

@@ -1,0 +1,60 @@
+// File: engine/fast/scenario_source.h
+//
+// Where the fast engine's scenario events come from: a Scenario held whole,
+// or an EventStream (engine/event_stream.h) read block by block, the next
+// block decoded on a oneTBB task while the engine applies the current one.
+// The batches and their order do not depend on the thread count, and neither
+// does anything the engine sees.
+//
+// Usage:
+//   ScenarioSource src(scenario);              // or ScenarioSource(stream)
+//   while (const ScenarioEvent* ev = src.Peek()) { ...; src.Advance(); }
+//   if (!src.status().ok()) ...                // a block that failed to read
+//
+// The event Peek() returns stays valid until the next Peek().
+//
+// Thread-compatible: one thread drives it (the decoding task is internal).
+#ifndef QS_ENGINE_FAST_SCENARIO_SOURCE_H_
+#define QS_ENGINE_FAST_SCENARIO_SOURCE_H_
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "engine/event_stream.h"
+#include "engine/scenario.h"
+
+namespace qs::engine_internal {
+
+class ScenarioSource {
+ public:
+  explicit ScenarioSource(const Scenario& scenario);
+  explicit ScenarioSource(const EventStream& stream);
+  ScenarioSource(ScenarioSource&&) noexcept;
+  ScenarioSource& operator=(ScenarioSource&&) noexcept;
+  ~ScenarioSource();
+
+  // The next scenario event, or nullptr at the end (or when a streamed
+  // block fails: status()).
+  const ScenarioEvent* Peek() {
+    if (next_ == end_ && blocks_) NextBlock();
+    return next_ != end_ ? next_ : nullptr;
+  }
+  // Past the event Peek() returned (which stays valid until the next Peek()).
+  void Advance() { ++next_; }
+  // OK, or the error that stopped a streamed run early (a block that no
+  // longer reads as it did when indexed).
+  const absl::Status& status() const { return status_; }
+
+ private:
+  class BlockReader;
+  void NextBlock();
+
+  const ScenarioEvent* next_ = nullptr;
+  const ScenarioEvent* end_ = nullptr;
+  std::unique_ptr<BlockReader> blocks_;
+  absl::Status status_;
+};
+
+}  // namespace qs::engine_internal
+
+#endif  // QS_ENGINE_FAST_SCENARIO_SOURCE_H_

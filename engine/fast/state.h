@@ -1,0 +1,258 @@
+// File: engine/fast/state.h
+//
+// The accounts of the fast engine: what every part reads. Job records and
+// their side tables, shares (configuration, counters per instance type,
+// queue, candidate trees), per-type environment counters, and the accessors
+// that the rules are written in (Headroom, Idle, FreeFor, BorrowCap, ...).
+//
+// Who changes what:
+//  * The engine's effects (engine/fast/effects.cc, requests.cc) are the only
+//    writers. Every count here is kept up to date as jobs move (own, lent,
+//    borrowed per share and type; use, holds, unassigned lending per type);
+//    nothing is recomputed in a pass.
+//  * The decisions (share_order, victims, borrow_plan, settling) and the
+//    invariant checker read a `const FastState&`.
+//  * InvariantChecker::Recount() recomputes the counts from the job records
+//    to check them (full_invariant_check).
+//
+// Thread-compatible.
+#ifndef QS_ENGINE_FAST_STATE_H_
+#define QS_ENGINE_FAST_STATE_H_
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_set.h"
+#include "engine/event_log.h"
+#include "engine/internal/mutants.h"
+#include "engine/scenario.h"
+#include "engine/scenario_index.h"
+#include "engine/validation.h"
+
+namespace qs::engine_internal {
+
+inline constexpr int32_t kNone = -1;
+inline constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max() / 4;
+// The lender id of capacity no share is assigned (unassignedCapacity: LENDABLE).
+inline constexpr int32_t kUnassignedLender = 1 << 20;
+static_assert(kMaxQuotaShares <= 64, "shares are bits of a uint64_t in the pass");
+
+// A borrowed part of a dispatched job: `lender` is a share index or
+// kUnassignedLender.
+struct Part {
+  int32_t lender;
+  int64_t qty;
+};
+
+// A RUNNABLE job's place in its share's queue.
+struct QueueKey {
+  int64_t neg_priority;
+  int32_t id;  // submission order == (createdAt, submission) order
+  bool operator<(const QueueKey& o) const {
+    return neg_priority != o.neg_priority ? neg_priority < o.neg_priority : id < o.id;
+  }
+};
+
+// A dispatched job's place in victim order (FastState::KeyOf).
+struct VictimKey {
+  int64_t a, b, c;
+  int32_t name_rank;
+  int32_t id;
+  bool operator<(const VictimKey& o) const {
+    if (a != o.a) return a < o.a;
+    if (b != o.b) return b < o.b;
+    if (c != o.c) return c < o.c;
+    return name_rank < o.name_rank;
+  }
+};
+
+// The per-job record: 112 bytes (static_assert below), the request's facts
+// included, so that a streamed run keeps nothing else per job but its name
+// (index.job_names); at 1e7 jobs the records are most of a run's memory.
+// Borrowed parts and the recent preempted attempts, which few jobs have,
+// live in side tables (FastState::parts, recent) keyed by job id; the status
+// reason is an id into the ReasonTable. The fields a pass reads for every
+// head it looks at come first (48 bytes).
+struct Job {
+  // Read by every pass (LookAt, phases 1-3, victim choice). Counts are
+  // int32 API values (instance counts, and own/borrowed parts of them).
+  int32_t n = 0;
+  uint32_t reason = 0;  // ReasonTable::Text(reason); 0 is ""
+  int32_t share = -1;
+  int32_t unit = -1;
+  int32_t priority = 0;
+  // While RUNNABLE: the reservation (hold <= n).
+  int32_t hold = 0;
+  int32_t pending_victims = 0;
+  int32_t name_rank = 0;
+  JobStatus status = JobStatus::kSubmitted;
+  bool draining = false;
+  PreemptionType drain_type = PreemptionType::kNone;
+  bool has_parts = false;  // an entry in FastState::parts
+  uint32_t res_epoch = 0;
+  // While dispatched.
+  int32_t own = 0;
+  int32_t borrowed_total = 0;
+  // The rest.
+  SimTime run_time = 0;  // simulation.runSeconds, in ms
+  SimTime dispatched_at = 0;
+  SimTime runnable_since = 0;
+  uint32_t attempt = 0;
+  uint32_t reason_epoch = 0;
+  int32_t failed_attempts = 0;
+  int32_t preempted_count = 0;
+  int32_t beneficiary = -1;
+  uint32_t beneficiary_epoch = 0;
+  int32_t attempt_limit_s = -1;     // timeoutConfig.attemptDurationSeconds, -1 none
+  int32_t preemption_retries = -1;  // preemptionRetriesBeforeTermination, -1 none
+  int16_t retry_attempts = 1;       // retryStrategy.attempts (validated 1..10)
+  JobOutcome outcome = JobOutcome::kSucceeded;
+};
+static_assert(sizeof(Job) <= 112, "the job record must stay compact");
+
+struct Share {
+  std::string name;
+  Strategy strategy = Strategy::kReserve;
+  int64_t borrow_limit = -1;
+  Toggle in_share = Toggle::kDisabled;
+  Toggle state = Toggle::kEnabled;
+  std::vector<int64_t> limit, own, lent, borrowed;     // per unit
+  absl::btree_set<QueueKey> queue;                     // RUNNABLE jobs
+  std::vector<absl::btree_set<VictimKey>> dispatched;  // per unit, not draining
+  int32_t res_job = kNone;   // job holding a reservation, if any
+  int32_t res_unit = kNone;  // its instance type
+  int32_t name_rank = 0;     // rank of the name among all shares
+  int32_t head = kNone;      // queue.begin()->id, kNone if empty
+};
+
+// Status reasons by id: Id() interns a text by content (a stable copy the
+// first time it is seen); "" is id 0.
+class ReasonTable {
+ public:
+  std::string_view Text(uint32_t id) const { return texts_[id]; }
+  uint32_t Id(std::string_view text);
+
+ private:
+  absl::node_hash_set<std::string> interned_;
+  std::vector<std::string_view> texts_{std::string_view()};
+  absl::flat_hash_map<std::string_view, uint32_t> ids_;
+};
+
+struct FastState {
+  FastState(const Scenario& scenario, const Knobs& knobs, ScenarioIndex index);
+
+  const Knobs knobs;
+  const ScenarioIndex index;
+
+  // Instance types: ids follow name order, so "units by name" is "units by id".
+  std::vector<std::string_view> unit_names;  // views of index.units
+  absl::flat_hash_map<std::string_view, int32_t> unit_ids;
+
+  std::vector<Job> jobs;
+  // Side tables of the job records: borrowed parts of dispatched borrowing
+  // jobs, and the last preempted attempts (newest first, at most 10) of jobs
+  // preempted at least once.
+  absl::flat_hash_map<int32_t, std::vector<Part>> parts;
+  absl::flat_hash_map<int32_t, std::vector<PreemptedAttempt>> recent;
+  std::vector<int32_t> rank_job;  // by job name rank: the job submitted under it, or kNone
+  ReasonTable reasons;
+
+  std::vector<Share> shares;
+  absl::flat_hash_map<std::string, int32_t> share_ids;  // owns keys: shares reallocates
+
+  // Per unit: the environment's limit, instances in use, held for
+  // reservations, lent from unassigned capacity; the sum of all shares'
+  // limits and of LEND / LEND_AND_BORROW shares' limits (SumLimits()).
+  std::vector<int64_t> se, total_use, total_hold, unassigned_lent;
+  std::vector<int64_t> assigned_limits, lendable_limits;
+  bool se_enabled = true;
+
+  // Candidate trees (victim order): lender_sets[t][u] holds the dispatched,
+  // not draining jobs holding u borrowed from t; borrowers_by_unit[u] those
+  // borrowing u from anyone. Each share's own are Share::dispatched[u].
+  std::vector<std::vector<absl::btree_set<VictimKey>>> lender_sets;
+  std::vector<absl::btree_set<VictimKey>> borrowers_by_unit;
+
+  int32_t NumShares() const { return static_cast<int32_t>(shares.size()); }
+  int32_t NumUnits() const { return static_cast<int32_t>(unit_names.size()); }
+  int32_t UnitOf(std::string_view name) const;
+  int32_t Head(int32_t s) const { return shares[s].head; }
+  int32_t IdOf(const Job& j) const { return static_cast<int32_t>(&j - jobs.data()); }
+  std::string_view NameOf(const Job& j) const { return index.job_names.Name(j.name_rank); }
+  std::string_view LenderName(int32_t t) const {
+    return t == kUnassignedLender ? kUnassignedLenderName : std::string_view(shares[t].name);
+  }
+  const std::vector<Part>& PartsOf(const Job& j) const {
+    static const std::vector<Part> kNoParts;
+    return j.has_parts ? parts.at(IdOf(j)) : kNoParts;
+  }
+  std::span<const PreemptedAttempt> RecentOf(const Job& j) const {
+    if (j.preempted_count == 0) return {};
+    auto it = recent.find(IdOf(j));
+    return it == recent.end() ? std::span<const PreemptedAttempt>() : std::span<const PreemptedAttempt>(it->second);
+  }
+
+  // L - Own - Lent of share s on u.
+  int64_t Headroom(int32_t s, int32_t u) const {
+    const Share& sh = shares[s];
+    return sh.limit[u] - sh.own[u] - sh.lent[u];
+  }
+  // Instances of u neither in use nor held for others' reservations.
+  int64_t FreeFor(int32_t id) const {
+    const Job& j = jobs[id];
+    return se[j.unit] - total_use[j.unit] - (QsMutant(3) ? 0 : total_hold[j.unit] - j.hold);
+  }
+  // B of a share on u: 0 unless LEND_AND_BORROW, kUnlimited without a limit.
+  int64_t BorrowCap(const Share& sh, int32_t u) const {
+    if (sh.strategy != Strategy::kLendAndBorrow) return 0;
+    if (sh.borrow_limit < 0) return kUnlimited;
+    return sh.limit[u] * sh.borrow_limit / 100;
+  }
+  // What head j of share s must borrow beyond its own headroom.
+  int64_t ToBorrow(int32_t s, const Job& j) const {
+    return j.n - std::max<int64_t>(0, std::min<int64_t>(j.n, Headroom(s, j.unit)));
+  }
+  // Whether s's borrow cap refuses borrowing b more of u (phase 2's check,
+  // which IsSelfBound() relies on reading only the share).
+  bool BorrowCapRefuses(int32_t s, int32_t u, int64_t b) const {
+    const Share& sh = shares[s];
+    const int64_t cap = BorrowCap(sh, u);
+    return cap != kUnlimited && sh.borrowed[u] + b > cap + (QsMutant(1) ? 1 : 0);
+  }
+  // What lender t (a share or kUnassignedLender) could lend of u, were
+  // `extra` more of its own returned.
+  int64_t Idle(int32_t t, int32_t u, int64_t extra) const {
+    if (t == kUnassignedLender) {
+      return std::max<int64_t>(0, se[u] - assigned_limits[u] - unassigned_lent[u] + extra);
+    }
+    const Share& sh = shares[t];
+    if (sh.strategy == Strategy::kReserve && !QsMutant(2)) return 0;
+    if (sh.res_job != kNone && sh.res_unit == u) return 0;
+    return std::max<int64_t>(0, Headroom(t, u) + extra);
+  }
+  // The job's place in victim order (simulation.victimOrder).
+  VictimKey KeyOf(int32_t id) const {
+    const Job& j = jobs[id];
+    if (knobs.victim_order == VictimOrder::kMostBorrowedFirst) {
+      return VictimKey{-j.borrowed_total, j.priority, -j.dispatched_at, j.name_rank, id};
+    }
+    return VictimKey{j.priority, -j.dispatched_at, -j.borrowed_total, j.name_rank, id};
+  }
+  // The MISCONFIGURATION reason of a head that can never start under the
+  // current configuration, or "".
+  std::string_view NeverFitsReason(int32_t s, const Job& j) const;
+  // assigned_limits and lendable_limits, after a share's limits or strategy change.
+  void SumLimits();
+};
+
+inline bool IsMisconfigReason(std::string_view r) { return r.rfind("MISCONFIGURATION:", 0) == 0; }
+
+}  // namespace qs::engine_internal
+
+#endif  // QS_ENGINE_FAST_STATE_H_

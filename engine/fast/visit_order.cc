@@ -1,0 +1,84 @@
+#include "engine/fast/visit_order.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+namespace qs::engine_internal {
+
+const std::vector<int32_t>& VisitOrder::Compute(const FastState& st) {
+  const int32_t ns = st.NumShares();
+  const uint64_t round = round_++;
+  // UNDER_LIMIT_FIRST starts from the last round's order (see the header).
+  if (st.knobs.share_order != ShareOrder::kUnderLimitFirst || order_.size() != static_cast<size_t>(ns)) {
+    order_.resize(static_cast<size_t>(ns));
+    for (int32_t s = 0; s < ns; ++s) order_[s] = s;
+  }
+  if (ns == 0) return order_;
+  switch (st.knobs.share_order) {
+    case ShareOrder::kDeclaration:
+      return order_;
+    case ShareOrder::kRoundRobin:
+      std::rotate(order_.begin(), order_.begin() + static_cast<int64_t>(round % static_cast<uint64_t>(ns)),
+                  order_.end());
+      return order_;
+    case ShareOrder::kUnderLimitFirst:
+      break;
+  }
+  // The sort keys are kept between rounds, so that the comparisons are
+  // integer only (no name compares, no B-tree lookups); with no share
+  // marked, the order stands.
+  if (dirty_ == 0) return order_;
+  keys_.resize(static_cast<size_t>(ns));
+  ratios_.resize(static_cast<size_t>(ns));
+  for (uint64_t dirty = dirty_; dirty != 0; dirty &= dirty - 1) {
+    const int32_t s = std::countr_zero(dirty);
+    if (s >= ns) break;
+    const Share& sh = st.shares[s];
+    Ratio& ratio = ratios_[s];
+    if ((ratio_stale_ >> s) & 1) {
+      ratio_stale_ &= ~(uint64_t{1} << s);
+      int64_t num = 0, den = 1;
+      for (int32_t u = 0; u < st.NumUnits(); ++u) {
+        const int64_t use = sh.own[u] + sh.borrowed[u];
+        if (sh.limit[u] == 0) {
+          if (use > 0) num = 1, den = 0;
+          if (den == 0) break;
+          continue;
+        }
+        if (use * den > num * sh.limit[u]) num = use, den = sh.limit[u];
+      }
+      ratio.num = num;
+      ratio.den = den;
+    }
+    Key& k = keys_[s];
+    k.num = ratio.num;
+    k.den = ratio.den;
+    const int32_t h = st.Head(s);
+    k.head = h == kNone ? std::numeric_limits<int32_t>::max() : h;  // shares with a head first
+    k.name_rank = sh.name_rank;
+  }
+  dirty_ = 0;
+  auto less = [this](int32_t a, int32_t b) {
+    const Key& x = keys_[a];
+    const Key& y = keys_[b];
+    if (x.den == 0 || y.den == 0) {
+      if ((x.den == 0) != (y.den == 0)) return x.den != 0;
+    } else if (const int64_t l = x.num * y.den, r = y.num * x.den; l != r) {
+      return l < r;
+    }
+    // Equal ratios: the older head first, then the share name.
+    if (x.head != y.head) return x.head < y.head;
+    return x.name_rank < y.name_rank;
+  };
+  // Insertion sort: a queue holds at most kMaxQuotaShares (20) shares.
+  for (size_t i = 1; i < order_.size(); ++i) {
+    const int32_t v = order_[i];
+    size_t k = i;
+    for (; k > 0 && less(v, order_[k - 1]); --k) order_[k] = order_[k - 1];
+    order_[k] = v;
+  }
+  return order_;
+}
+
+}  // namespace qs::engine_internal
