@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "engine/async_log.h"
-#include "engine/event_log.h"
+#include "engine/log/async_log.h"
+#include "engine/log/event_log.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
@@ -36,7 +36,9 @@ std::string ShareName(const std::string& prefix, const std::string& team) {
     const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
     if (!ok) c = '_';
   }
-  if (out.empty()) out = "_";
+  // push_back, not out = "_": GCC 12's -Wrestrict misfires on the inlined
+  // assignment of a literal (a 20-line false positive in every Release build).
+  if (out.empty()) out.push_back('_');
   if (out.size() > 128) out.resize(128);
   return out;
 }
