@@ -29,11 +29,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "engine/event_log.h"
-#include "engine/event_stream.h"
-#include "engine/scenario.h"
-#include "engine/scenario_index.h"
-#include "engine/time.h"
+#include "engine/log/event_log.h"
+#include "engine/model/event_stream.h"
+#include "engine/model/scenario.h"
+#include "engine/model/scenario_index.h"
+#include "engine/model/time.h"
 
 namespace qs {
 
@@ -90,14 +90,14 @@ struct RunStats {
 };
 
 RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options);
-// The same run of a scenario read block by block (engine/event_stream.h):
+// The same run of a scenario read block by block (engine/model/event_stream.h):
 // the same records, in a fraction of the memory. It first reads every block
 // once (IndexEventStream), so a malformed stream is an error before any
 // record is written; an error while running (a block that no longer reads
 // as it did) ends the run and is returned.
 absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, LogSink& sink, const RunOptions& options);
 // The same with the index already made (IndexEventStream(stream),
-// engine/scenario_index.h): `quotasim run` checks the file before it creates
+// engine/model/scenario_index.h): `quotasim run` checks the file before it creates
 // any output.
 absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, ScenarioIndex index, LogSink& sink,
                                        const RunOptions& options);

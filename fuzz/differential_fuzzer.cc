@@ -18,7 +18,7 @@
 
 #include <tbb/task_arena.h>
 
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/run.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_scenario.h"

@@ -10,7 +10,7 @@
 
 #include <fuzzer/FuzzedDataProvider.h>
 
-#include "engine/scenario_json.h"
+#include "engine/io/scenario_json.h"
 
 namespace qs::fuzz {
 namespace {

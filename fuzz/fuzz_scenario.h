@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs::fuzz {
 

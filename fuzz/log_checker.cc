@@ -4,7 +4,7 @@
 #include <string_view>
 #include <variant>
 
-#include "engine/validation.h"
+#include "engine/model/validation.h"
 #include "fuzz/fuzz_check.h"
 
 namespace qs::fuzz {

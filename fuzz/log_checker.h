@@ -44,9 +44,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/run.h"
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs::fuzz {
 

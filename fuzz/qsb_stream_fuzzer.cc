@@ -19,10 +19,10 @@
 
 #include <tbb/task_arena.h>
 
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
-#include "engine/scenario_index.h"
+#include "engine/model/scenario_index.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_scenario.h"
 #include "fuzz/string_log.h"

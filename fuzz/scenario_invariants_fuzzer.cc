@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/run.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_scenario.h"

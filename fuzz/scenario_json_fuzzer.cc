@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "engine/scenario.h"
-#include "engine/scenario_json.h"
+#include "engine/model/scenario.h"
+#include "engine/io/scenario_json.h"
 #include "fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

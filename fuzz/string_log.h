@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 
 namespace qs::fuzz {
 

@@ -11,7 +11,7 @@
 #include "engine/gen/generator.h"
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
-#include "engine/scenario_json.h"
+#include "engine/io/scenario_json.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
 

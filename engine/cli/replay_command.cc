@@ -8,7 +8,7 @@
 #include "boost/program_options.hpp"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
-#include "engine/summary.h"
+#include "engine/log/summary.h"
 #include "engine/trace/progress.h"
 #include "engine/trace/replay.h"
 #include "oneapi/tbb/global_control.h"

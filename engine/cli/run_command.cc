@@ -8,16 +8,16 @@
 #include <vector>
 
 #include "boost/program_options.hpp"
-#include "engine/async_log.h"
+#include "engine/log/async_log.h"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
-#include "engine/scenario_index.h"
-#include "engine/scenario_json.h"
-#include "engine/summary.h"
+#include "engine/model/scenario_index.h"
+#include "engine/io/scenario_json.h"
+#include "engine/log/summary.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
 

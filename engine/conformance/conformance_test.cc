@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario_json.h"
+#include "engine/io/scenario_json.h"
 #include "engine/testing/conformance.h"
 #include "engine/testing/scenario_builder.h"
 

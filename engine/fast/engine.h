@@ -48,8 +48,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "engine/event_log.h"
-#include "engine/event_stream.h"
+#include "engine/log/event_log.h"
+#include "engine/model/event_stream.h"
 #include "engine/fast/decisions.h"
 #include "engine/fast/event_queue.h"
 #include "engine/fast/invariant_checker.h"
@@ -58,9 +58,9 @@
 #include "engine/fast/state.h"
 #include "engine/fast/visit_order.h"
 #include "engine/run.h"
-#include "engine/scenario.h"
-#include "engine/scenario_index.h"
-#include "engine/validation.h"
+#include "engine/model/scenario.h"
+#include "engine/model/scenario_index.h"
+#include "engine/model/validation.h"
 
 namespace qs::engine_internal {
 

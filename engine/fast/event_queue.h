@@ -24,7 +24,7 @@
 #include <queue>
 #include <vector>
 
-#include "engine/time.h"
+#include "engine/model/time.h"
 
 namespace qs::engine_internal {
 

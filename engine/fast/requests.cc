@@ -1,5 +1,5 @@
 // Scenario requests on the fast engine: each is validated as AWS would
-// (engine/validation.h) and applied, or logged as a rejected line.
+// (engine/model/validation.h) and applied, or logged as a rejected line.
 #include <algorithm>
 #include <numeric>
 #include <string>

@@ -1,7 +1,7 @@
 // File: engine/fast/scenario_source.h
 //
 // Where the fast engine's scenario events come from: a Scenario held whole,
-// or an EventStream (engine/event_stream.h) read block by block, the next
+// or an EventStream (engine/model/event_stream.h) read block by block, the next
 // block decoded on a oneTBB task while the engine applies the current one.
 // The batches and their order do not depend on the thread count, and neither
 // does anything the engine sees.
@@ -20,8 +20,8 @@
 #include <memory>
 
 #include "absl/status/status.h"
-#include "engine/event_stream.h"
-#include "engine/scenario.h"
+#include "engine/model/event_stream.h"
+#include "engine/model/scenario.h"
 
 namespace qs::engine_internal {
 

@@ -29,11 +29,11 @@
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_set.h"
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/internal/mutants.h"
-#include "engine/scenario.h"
-#include "engine/scenario_index.h"
-#include "engine/validation.h"
+#include "engine/model/scenario.h"
+#include "engine/model/scenario_index.h"
+#include "engine/model/validation.h"
 
 namespace qs::engine_internal {
 

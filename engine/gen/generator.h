@@ -40,7 +40,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/gen/qsb.h"
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs::gen {
 

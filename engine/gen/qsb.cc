@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/gen/memory_budget.h"
-#include "engine/scenario_json.h"
+#include "engine/io/scenario_json.h"
 #include "engine/util/strings.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"

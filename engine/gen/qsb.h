@@ -13,7 +13,7 @@
 // queue (with jobStateTimeLimitActions); knobs; submit count; event count.
 // Each event: time, path kind (0 quotaShares, 1 events) and index, request
 // type (the Request variant index) and the request's fields in declaration
-// order (engine/scenario.h).
+// order (engine/model/scenario.h).
 //
 //  * Version 2 (written): payload = u64 head bytes | head | event blocks.
 //    The head ends with a block table (count, then per block: events, bytes,
@@ -42,8 +42,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "engine/event_stream.h"
-#include "engine/scenario.h"
+#include "engine/model/event_stream.h"
+#include "engine/model/scenario.h"
 
 namespace qs::gen {
 
@@ -119,7 +119,7 @@ absl::StatusOr<Scenario> ReadQsbFile(const std::string& path);
 // the request objects. Open() checks the header, the head and the block
 // table; each ReadBlock() reads its block from the file (pread) and checks
 // it as DecodeQsb does, with the same messages. IndexEventStream
-// (engine/scenario_index.h) makes the checks that need every block.
+// (engine/model/scenario_index.h) makes the checks that need every block.
 // Version 1 files, which have no blocks, are decoded whole at Open() and
 // served as one block.
 class QsbFileStream : public EventStream {

@@ -25,11 +25,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/run.h"
-#include "engine/scenario.h"
-#include "engine/time.h"
-#include "engine/validation.h"
+#include "engine/model/scenario.h"
+#include "engine/model/time.h"
+#include "engine/model/validation.h"
 
 namespace qs::reference_internal {
 

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <string>
 
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/run.h"
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs::testing {
 

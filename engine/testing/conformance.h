@@ -21,12 +21,12 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/run.h"
-#include "engine/scenario.h"
-#include "engine/scenario_json.h"
+#include "engine/model/scenario.h"
+#include "engine/io/scenario_json.h"
 #include "engine/testing/scenario_builder.h"
-#include "engine/time.h"
+#include "engine/model/time.h"
 #include "gtest/gtest.h"
 #include <tuple>
 

@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs::testing {
 

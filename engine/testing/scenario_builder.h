@@ -32,8 +32,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/scenario.h"
-#include "engine/time.h"
+#include "engine/model/scenario.h"
+#include "engine/model/time.h"
 
 namespace qs::testing {
 

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "engine/scenario_json.h"
+#include "engine/io/scenario_json.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 

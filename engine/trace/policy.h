@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs::trace {
 

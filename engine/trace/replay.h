@@ -46,8 +46,8 @@
 
 #include "absl/status/statusor.h"
 #include "engine/run.h"
-#include "engine/scenario.h"
-#include "engine/summary.h"
+#include "engine/model/scenario.h"
+#include "engine/log/summary.h"
 #include "engine/trace/mapping.h"
 #include "engine/trace/policy.h"
 #include "engine/trace/quota_table.h"

@@ -62,7 +62,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "engine/time.h"
+#include "engine/model/time.h"
 
 namespace qs::trace {
 

@@ -1,4 +1,4 @@
-// File: engine/event_log.h
+// File: engine/log/event_log.h
 //
 // The event log of `quotasim run` (../shared/spec/scenario-format.md, "Event
 // log"): what the engines report, and its one JSON Lines formatting.
@@ -21,8 +21,8 @@
 // they are only valid during the call.
 //
 // Thread-safety: a sink is thread-compatible (one engine thread calls it).
-#ifndef QS_ENGINE_EVENT_LOG_H_
-#define QS_ENGINE_EVENT_LOG_H_
+#ifndef QS_ENGINE_LOG_EVENT_LOG_H_
+#define QS_ENGINE_LOG_EVENT_LOG_H_
 
 #include <cstdint>
 #include <ostream>
@@ -31,7 +31,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/time.h"
+#include "engine/model/time.h"
 
 namespace qs {
 
@@ -216,4 +216,4 @@ void AppendJsonString(std::string& out, std::string_view s);
 
 }  // namespace qs
 
-#endif  // QS_ENGINE_EVENT_LOG_H_
+#endif  // QS_ENGINE_LOG_EVENT_LOG_H_

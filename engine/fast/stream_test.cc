@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/gen/generator.h"
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
-#include "engine/scenario_index.h"
-#include "engine/scenario_json.h"
+#include "engine/model/scenario_index.h"
+#include "engine/io/scenario_json.h"
 #include "engine/testing/capture.h"
 #include "engine/testing/random_scenario.h"
 #include "gtest/gtest.h"

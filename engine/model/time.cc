@@ -1,4 +1,4 @@
-#include "engine/time.h"
+#include "engine/model/time.h"
 
 #include <cstdlib>
 

@@ -1,4 +1,4 @@
-// File: engine/scenario_index.h
+// File: engine/model/scenario_index.h
 //
 // What the fast engine must know about a whole scenario before its first
 // event: every capacity unit it mentions (unit ids follow name order, so
@@ -19,8 +19,8 @@
 // times sorted across blocks, the submit count, unique jobNames.
 //
 // Thread-safety: an index is immutable once built; concurrent reads are safe.
-#ifndef QS_ENGINE_SCENARIO_INDEX_H_
-#define QS_ENGINE_SCENARIO_INDEX_H_
+#ifndef QS_ENGINE_MODEL_SCENARIO_INDEX_H_
+#define QS_ENGINE_MODEL_SCENARIO_INDEX_H_
 
 #include <cstdint>
 #include <optional>
@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "engine/event_stream.h"
-#include "engine/scenario.h"
+#include "engine/model/event_stream.h"
+#include "engine/model/scenario.h"
 
 namespace qs {
 
@@ -87,4 +87,4 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream);
 
 }  // namespace qs
 
-#endif  // QS_ENGINE_SCENARIO_INDEX_H_
+#endif  // QS_ENGINE_MODEL_SCENARIO_INDEX_H_

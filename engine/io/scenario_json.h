@@ -1,4 +1,4 @@
-// File: engine/scenario_json.h
+// File: engine/io/scenario_json.h
 //
 // The scenario JSON format of ../shared/spec/scenario-format.md: its parser
 // (text -> Scenario) and its writer (Scenario -> canonical text).
@@ -31,14 +31,14 @@
 //   if (!s.ok()) { std::cerr << s.status().message() << "\n"; return 2; }
 //
 // Thread-safety: pure functions.
-#ifndef QS_ENGINE_SCENARIO_JSON_H_
-#define QS_ENGINE_SCENARIO_JSON_H_
+#ifndef QS_ENGINE_IO_SCENARIO_JSON_H_
+#define QS_ENGINE_IO_SCENARIO_JSON_H_
 
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs {
 
@@ -67,4 +67,4 @@ std::string ScenarioToJson(const Scenario& s);
 
 }  // namespace qs
 
-#endif  // QS_ENGINE_SCENARIO_JSON_H_
+#endif  // QS_ENGINE_IO_SCENARIO_JSON_H_

@@ -1,6 +1,6 @@
 // Every ClientException rule of quota-semantics.md section 1, one named case
 // each: the request is rejected, and the message names the offending field.
-#include "engine/validation.h"
+#include "engine/model/validation.h"
 
 #include <string>
 #include <vector>

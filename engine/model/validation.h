@@ -1,4 +1,4 @@
-// File: engine/validation.h
+// File: engine/model/validation.h
 //
 // The ClientException rules of ../shared/spec/quota-semantics.md section 1:
 // which requests AWS Batch would reject, and with which message. Shared by the
@@ -10,8 +10,8 @@
 // engines log "ClientException: " + message as a `rejected` line.
 //
 // Thread-safety: pure functions.
-#ifndef QS_ENGINE_VALIDATION_H_
-#define QS_ENGINE_VALIDATION_H_
+#ifndef QS_ENGINE_MODEL_VALIDATION_H_
+#define QS_ENGINE_MODEL_VALIDATION_H_
 
 #include <optional>
 #include <string>
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs {
 
@@ -88,4 +88,4 @@ absl::Status ValidateGetJobQueueSnapshot(const GetJobQueueSnapshotRequest& r,
 
 }  // namespace qs
 
-#endif  // QS_ENGINE_VALIDATION_H_
+#endif  // QS_ENGINE_MODEL_VALIDATION_H_

@@ -1,4 +1,4 @@
-// File: engine/summary.h
+// File: engine/log/summary.h
 //
 // The run summary of `quotasim run --summary FILE` (scenario-format.md,
 // "Summary"), computed from the event log records alone. Because it only
@@ -25,8 +25,8 @@
 //  * invariantViolations: reported by the engine (must be 0).
 //
 // Thread-safety: thread-compatible.
-#ifndef QS_ENGINE_SUMMARY_H_
-#define QS_ENGINE_SUMMARY_H_
+#ifndef QS_ENGINE_LOG_SUMMARY_H_
+#define QS_ENGINE_LOG_SUMMARY_H_
 
 #include <cstdint>
 #include <deque>
@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 
 namespace qs {
 
@@ -127,4 +127,4 @@ std::string SummaryToTable(const Summary& s);
 
 }  // namespace qs
 
-#endif  // QS_ENGINE_SUMMARY_H_
+#endif  // QS_ENGINE_LOG_SUMMARY_H_

@@ -1,4 +1,4 @@
-#include "engine/scenario_index.h"
+#include "engine/model/scenario_index.h"
 
 #include <algorithm>
 #include <limits>

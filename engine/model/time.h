@@ -1,4 +1,4 @@
-// File: engine/time.h
+// File: engine/model/time.h
 //
 // Simulated time. quotasim never uses floating point for time: a SimTime is a
 // signed count of milliseconds since the start of the scenario (time 0).
@@ -6,8 +6,8 @@
 // event log prints seconds again with FormatSeconds().
 //
 // Thread-safety: plain values and pure functions.
-#ifndef QS_ENGINE_TIME_H_
-#define QS_ENGINE_TIME_H_
+#ifndef QS_ENGINE_MODEL_TIME_H_
+#define QS_ENGINE_MODEL_TIME_H_
 
 #include <cstdint>
 #include <string>
@@ -30,4 +30,4 @@ void AppendSeconds(std::string& out, SimTime ms);
 
 }  // namespace qs
 
-#endif  // QS_ENGINE_TIME_H_
+#endif  // QS_ENGINE_MODEL_TIME_H_

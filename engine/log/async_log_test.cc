@@ -3,7 +3,7 @@
 // every item over once, in order, under concurrent use. Run under the `tsan`
 // preset these are the ThreadSanitizer stress tests of the lock-free code
 // (README: `cmake --preset tsan && ctest --preset tsan -R async_log`).
-#include "engine/async_log.h"
+#include "engine/log/async_log.h"
 
 #include <cstdint>
 #include <sstream>
@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/run.h"
-#include "engine/summary.h"
+#include "engine/log/summary.h"
 #include "engine/testing/random_scenario.h"
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs {
 

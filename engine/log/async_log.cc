@@ -1,4 +1,4 @@
-#include "engine/async_log.h"
+#include "engine/log/async_log.h"
 
 #include <cstring>
 #include <string_view>

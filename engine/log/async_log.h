@@ -1,4 +1,4 @@
-// File: engine/async_log.h
+// File: engine/log/async_log.h
 //
 // Event-log formatting and writing off the engine thread (issue #3).
 //
@@ -26,8 +26,8 @@
 // Thread-safety: one producer thread calls the LogSink methods and Flush();
 // the writer thread is internal. TSan stress tests: async_log_test under the
 // `tsan` preset.
-#ifndef QS_ENGINE_ASYNC_LOG_H_
-#define QS_ENGINE_ASYNC_LOG_H_
+#ifndef QS_ENGINE_LOG_ASYNC_LOG_H_
+#define QS_ENGINE_LOG_ASYNC_LOG_H_
 
 #include <atomic>
 #include <cstddef>
@@ -38,8 +38,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/event_log.h"
-#include "engine/summary.h"
+#include "engine/log/event_log.h"
+#include "engine/log/summary.h"
 
 namespace qs {
 
@@ -135,4 +135,4 @@ class AsyncLog : public LogSink {
 
 }  // namespace qs
 
-#endif  // QS_ENGINE_ASYNC_LOG_H_
+#endif  // QS_ENGINE_LOG_ASYNC_LOG_H_

@@ -1,4 +1,4 @@
-#include "engine/summary.h"
+#include "engine/log/summary.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 #include "engine/run.h"
-#include "engine/scenario_json.h"
+#include "engine/io/scenario_json.h"
 #include "engine/testing/capture.h"
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "engine/validation.h"
+#include "engine/model/validation.h"
 
 #include <set>
 

@@ -1,10 +1,10 @@
 // The run summary of the documented AWS example, every figure derived by hand
 // from the timeline in ../shared/scenarios/README.md.
-#include "engine/summary.h"
+#include "engine/log/summary.h"
 
 #include "engine/gen/generator.h"
 #include "engine/run.h"
-#include "engine/scenario_json.h"
+#include "engine/io/scenario_json.h"
 #include "gtest/gtest.h"
 
 namespace qs {

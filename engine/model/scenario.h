@@ -1,4 +1,4 @@
-// File: engine/scenario.h
+// File: engine/model/scenario.h
 //
 // The parsed scenario: what `quotasim run` simulates. It mirrors the scenario
 // JSON of ../shared/spec/scenario-format.md: AWS Batch request shapes for the
@@ -22,8 +22,8 @@
 // during a run and outlives it, so engines may keep string_views into it.
 //
 // Thread-safety: a Scenario is a plain value; safe for concurrent reads.
-#ifndef QS_ENGINE_SCENARIO_H_
-#define QS_ENGINE_SCENARIO_H_
+#ifndef QS_ENGINE_MODEL_SCENARIO_H_
+#define QS_ENGINE_MODEL_SCENARIO_H_
 
 #include <cstdint>
 #include <optional>
@@ -31,7 +31,7 @@
 #include <variant>
 #include <vector>
 
-#include "engine/time.h"
+#include "engine/model/time.h"
 
 namespace qs {
 
@@ -236,4 +236,4 @@ struct Scenario {
 
 }  // namespace qs
 
-#endif  // QS_ENGINE_SCENARIO_H_
+#endif  // QS_ENGINE_MODEL_SCENARIO_H_

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/gen/generator.h"
-#include "engine/scenario_json.h"
+#include "engine/io/scenario_json.h"
 #include "engine/testing/capture.h"
 #include "engine/testing/random_scenario.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-#include "engine/event_log.h"
+#include "engine/log/event_log.h"
 
 #include <charconv>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// File: engine/event_stream.h
+// File: engine/model/event_stream.h
 //
 // A scenario read block by block instead of held whole: what lets `quotasim
 // run X.qsb` simulate 1e7-1e8 jobs in a fraction of the memory a Scenario of
@@ -7,21 +7,21 @@
 // compact state per job and decodes the blocks as the run reaches them.
 //
 // gen::QsbFileStream (engine/gen/qsb.h) reads a .qsb file this way;
-// ScenarioIndex (engine/scenario_index.h) makes the one pass over all blocks
+// ScenarioIndex (engine/model/scenario_index.h) makes the one pass over all blocks
 // a run needs before it starts (capacity units, job names) and checks what
 // only the whole file can show (time order across blocks, unique job names,
 // the submit count).
 //
 // Thread-safety: ReadBlock() must be safe to call concurrently (the engine
 // decodes the next blocks on another thread while it simulates).
-#ifndef QS_ENGINE_EVENT_STREAM_H_
-#define QS_ENGINE_EVENT_STREAM_H_
+#ifndef QS_ENGINE_MODEL_EVENT_STREAM_H_
+#define QS_ENGINE_MODEL_EVENT_STREAM_H_
 
 #include <cstddef>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "engine/scenario.h"
+#include "engine/model/scenario.h"
 
 namespace qs {
 
@@ -41,4 +41,4 @@ class EventStream {
 
 }  // namespace qs
 
-#endif  // QS_ENGINE_EVENT_STREAM_H_
+#endif  // QS_ENGINE_MODEL_EVENT_STREAM_H_
