@@ -188,6 +188,61 @@ void BM_EndToEnd(benchmark::State& state) {
 }
 BENCHMARK(BM_EndToEnd)->ArgName("jobs")->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// RunOptions::huge_pages (engine/util/huge_pages.h) on and off: the streamed
+// run of `quotasim run X.qsb --summary S` on a 1e6-job file written once
+// (untimed). Counters: minor page faults and system CPU seconds of the
+// process per run (getrusage), beside the wall time. The engine thread is
+// instruction-bound, so the wall time may move less than the faults.
+void BM_HugePages(benchmark::State& state) {
+  const int64_t jobs = Scale(1'000'000);
+  const bool huge = state.range(0) != 0;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / absl::StrCat("quotasim-bench-huge-", getpid(), ".qsb")).string();
+  if (absl::Status st = gen::GenerateQsbFile(Options(jobs), path); !st.ok()) {
+    state.SkipWithError(std::string(st.message()).c_str());
+    return;
+  }
+  auto usage = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u;
+  };
+  double faults = 0, sys_s = 0;
+  std::string first;
+  for (auto _ : state) {
+    const rusage before = usage();
+    absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream = gen::QsbFileStream::Open(path);
+    if (!stream.ok()) {
+      state.SkipWithError(std::string(stream.status().message()).c_str());
+      break;
+    }
+    SummaryBuilder b;
+    AsyncLog async(nullptr, &b);
+    RunOptions ro;
+    ro.huge_pages = huge;
+    absl::StatusOr<RunStats> stats = RunFastEngine(**stream, async, ro);
+    async.Flush();
+    const rusage after = usage();
+    if (!stats.ok() || stats->invariant_violations != 0) {
+      state.SkipWithError("the run failed or violated an invariant");
+      break;
+    }
+    const std::string summary = SummaryToJson(b.Build(0));
+    if (first.empty()) first = summary;
+    if (summary != first) {
+      state.SkipWithError("runs gave different summaries");
+      break;
+    }
+    faults += static_cast<double>(after.ru_minflt - before.ru_minflt);
+    sys_s += static_cast<double>(after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+             1e-6 * static_cast<double>(after.ru_stime.tv_usec - before.ru_stime.tv_usec);
+  }
+  std::filesystem::remove(path);
+  state.counters["minor_faults"] = benchmark::Counter(faults, benchmark::Counter::kAvgIterations);
+  state.counters["sys_seconds"] = benchmark::Counter(sys_s, benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_HugePages)->ArgName("huge_pages")->Arg(0)->Arg(1)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // The same workload through both engines: the speed-up is the ratio of the
 // two rows at equal size.
 void BM_FastEngine(benchmark::State& state) {

@@ -61,7 +61,7 @@ struct RunOptions {
   // Fast engine: a pass skips a share whose head was looked at and could do
   // nothing (dispatch, borrow, preempt) when nothing that look read has
   // changed since: the head, its share's queue, the state of the head's
-  // instance type, the configuration (engine/engine.h, "settled shares").
+  // instance type, the configuration (engine/fast/settling.h).
   // Off, every share with a head is looked at in every round; the output is
   // the same either way (tests and fuzzers compare the two).
   bool skip_settled_shares = true;
@@ -72,6 +72,10 @@ struct RunOptions {
   // why. 0: never (such a run does not end). The reference engine takes it
   // as RunReferenceEngine's cycle_preemptions.
   int64_t cycle_preemptions = kDefaultCyclePreemptions;
+  // Fast engine: the arrays sized by the job count (job records, name
+  // ranks) are mapped for transparent huge pages (engine/util/huge_pages.h);
+  // false: plain heap blocks (benchmarks measure both; output is the same).
+  bool huge_pages = true;
   // Knobs to use instead of the scenario's own (`quotasim sweep` runs one
   // scenario under many knob settings without copying it). Fast engine only.
   std::optional<Knobs> knobs;

@@ -29,7 +29,7 @@ Engine::Engine(const Scenario& config, ScenarioIndex index, LogSink& sink, const
       sink_(sink),
       opt_(options),
       source_(std::move(source)),
-      st_(config, options.knobs.value_or(config.knobs), std::move(index)),
+      st_(config, options.knobs.value_or(config.knobs), std::move(index), options.huge_pages),
       settling_(options.skip_settled_shares && !st_.knobs.backfill),
       checker_(options.full_invariant_check) {
   settling_.unit_heads.assign(st_.unit_names.size(), 0);

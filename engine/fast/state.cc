@@ -19,8 +19,11 @@ uint32_t ReasonTable::Id(std::string_view text) {
   return id;
 }
 
-FastState::FastState(const Scenario& scenario, const Knobs& k, ScenarioIndex idx)
-    : knobs(k), index(std::move(idx)) {
+FastState::FastState(const Scenario& scenario, const Knobs& k, ScenarioIndex idx, bool huge_pages)
+    : knobs(k),
+      index(std::move(idx)),
+      jobs(HugePageAllocator<Job>(huge_pages)),
+      rank_job(HugePageAllocator<int32_t>(huge_pages)) {
   // Every capacity unit the scenario can mention.
   unit_names.assign(index.units.begin(), index.units.end());
   for (size_t i = 0; i < unit_names.size(); ++i) unit_ids[unit_names[i]] = static_cast<int32_t>(i);

@@ -34,6 +34,7 @@
 #include "engine/model/scenario.h"
 #include "engine/model/scenario_index.h"
 #include "engine/model/validation.h"
+#include "engine/util/huge_pages.h"
 
 namespace qs::engine_internal {
 
@@ -145,7 +146,8 @@ class ReasonTable {
 };
 
 struct FastState {
-  FastState(const Scenario& scenario, const Knobs& knobs, ScenarioIndex index);
+  // `huge_pages`: RunOptions::huge_pages.
+  FastState(const Scenario& scenario, const Knobs& knobs, ScenarioIndex index, bool huge_pages);
 
   const Knobs knobs;
   const ScenarioIndex index;
@@ -154,13 +156,16 @@ struct FastState {
   std::vector<std::string_view> unit_names;  // views of index.units
   absl::flat_hash_map<std::string_view, int32_t> unit_ids;
 
-  std::vector<Job> jobs;
+  // The job records, by id (submission order): at 1e7 jobs most of a run's
+  // memory, so mapped for huge pages.
+  std::vector<Job, HugePageAllocator<Job>> jobs;
   // Side tables of the job records: borrowed parts of dispatched borrowing
   // jobs, and the last preempted attempts (newest first, at most 10) of jobs
   // preempted at least once.
   absl::flat_hash_map<int32_t, std::vector<Part>> parts;
   absl::flat_hash_map<int32_t, std::vector<PreemptedAttempt>> recent;
-  std::vector<int32_t> rank_job;  // by job name rank: the job submitted under it, or kNone
+  // By job name rank: the job submitted under it, or kNone.
+  std::vector<int32_t, HugePageAllocator<int32_t>> rank_job;
   ReasonTable reasons;
 
   std::vector<Share> shares;
