@@ -18,14 +18,23 @@ std::optional<int> ParseCommandLine(std::string_view command, const std::vector<
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    std::cerr << "quotasim " << command << ": " << e.what() << "\n" << visible;
-    return kExitError;
+    return UsageError(command, e.what());
   }
   if (vm.count("help")) {
     std::cout << visible << help_epilog;
     return kExitOk;
   }
   return std::nullopt;
+}
+
+int ReportError(const absl::Status& s) {
+  std::cerr << "quotasim: " << s.message() << "\n";
+  return ExitCodeFor(s);
+}
+
+int UsageError(std::string_view command, std::string_view message) {
+  std::cerr << "quotasim " << command << ": " << message << "\nTry 'quotasim " << command << " --help'.\n";
+  return kExitUsage;
 }
 
 }  // namespace qs

@@ -2,7 +2,7 @@
 //
 // The one command-line convention of every `quotasim` subcommand (Boost.
 // Program_options): visible options plus hidden positional arguments; a
-// parse error prints the error and the usage and exits 1; `--help` prints the
+// parse error prints one line and a pointer to --help and exits 2; `--help` prints the
 // usage and an epilog and exits 0.
 #ifndef QS_ENGINE_CLI_COMMAND_LINE_H_
 #define QS_ENGINE_CLI_COMMAND_LINE_H_

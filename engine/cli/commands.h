@@ -6,13 +6,35 @@
 #define QS_ENGINE_CLI_COMMANDS_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "absl/status/status.h"
 
 namespace qs {
 
+// Exit codes, one meaning each, for every subcommand:
+//   0  done;
+//   1  the run could not complete (stopped in a preemption cycle, invariant
+//      violations, a file that cannot be read or written);
+//   2  a usage error (unknown subcommand or option, a bad option value) or
+//      an invalid input document (the message names the file and the JSON
+//      path, line or block).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInvalidDocument = 2;
+
+// The one mapping of an error to an exit code: an invalid document
+// (InvalidArgumentError) 2, anything else 1.
+inline int ExitCodeFor(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
+}
+// Prints "quotasim: <message>" on stderr; returns ExitCodeFor(s).
+int ReportError(const absl::Status& s);
+// Prints "quotasim <command>: <message>" and a pointer to --help on stderr;
+// returns kExitUsage.
+int UsageError(std::string_view command, std::string_view message);
 
 int RunCommand(const std::vector<std::string>& args);       // run_command.cc
 int ValidateCommand(const std::vector<std::string>& args);  // run_command.cc

@@ -25,11 +25,6 @@ namespace fs = std::filesystem;
 namespace qs {
 namespace {
 
-int ExitFor(const absl::Status& s) {
-  std::cerr << "quotasim: " << s.message() << "\n";
-  return s.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
-}
-
 // Policy arguments: files, directories (every *.json inside, by name), or
 // "standard" for the standard set.
 absl::StatusOr<std::vector<trace::Policy>> LoadPolicies(const std::vector<std::string>& args) {
@@ -110,7 +105,7 @@ int CompareCommand(const std::vector<std::string>& args) {
   }
   if (vm.count("list-policies")) {
     absl::StatusOr<std::vector<trace::Policy>> s = trace::StandardPolicies();
-    if (!s.ok()) return ExitFor(s.status());
+    if (!s.ok()) return ReportError(s.status());
     for (const trace::Policy& p : *s) std::cout << p.name << ": " << p.description << "\n";
     return kExitOk;
   }
@@ -129,21 +124,19 @@ int CompareCommand(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (in.trace_path.empty() || in.mapping_path.empty()) {
-    std::cerr << "quotasim compare: TRACE and --mapping are required\n" << opts;
-    return kExitError;
+    return UsageError("compare", "TRACE and --mapping are required");
   }
   if (threads < 0 || !(bucket_hours > 0)) {
-    std::cerr << "quotasim compare: --threads must be >= 0 and --bucket-hours > 0\n";
-    return kExitError;
+    return UsageError("compare", "--threads must be >= 0 and --bucket-hours > 0");
   }
   trace::Shard shard;
   if (!shard_arg.empty()) {
     absl::StatusOr<trace::Shard> s = trace::ParseShard(shard_arg);
-    if (!s.ok()) return ExitFor(s.status());
+    if (!s.ok()) return UsageError("compare", "--shard: " + std::string(s.status().message()));
     shard = *s;
   } else {
     absl::StatusOr<std::optional<trace::Shard>> s = trace::ShardFromEnvironment(&std::getenv);
-    if (!s.ok()) return ExitFor(s.status());
+    if (!s.ok()) return UsageError("compare", std::string(s.status().message()));
     if (*s) shard = **s;
   }
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
@@ -151,14 +144,14 @@ int CompareCommand(const std::vector<std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   if (policy_args.empty()) policy_args.push_back("standard");
   absl::StatusOr<std::vector<trace::Policy>> policies = LoadPolicies(policy_args);
-  if (!policies.ok()) return ExitFor(policies.status());
+  if (!policies.ok()) return ReportError(policies.status());
   if (policies->empty()) {
     std::cerr << "quotasim compare: no policies\n";
     return kExitError;
   }
   in.skip_bad_rows = vm.count("skip-bad-rows") > 0;
   absl::StatusOr<trace::LoadedWorkload> loaded = trace::LoadWorkload(in);
-  if (!loaded.ok()) return ExitFor(loaded.status());
+  if (!loaded.ok()) return ReportError(loaded.status());
   const trace::Workload& w = loaded->workload;
   if (w.import.skipped > 0 || w.import.incomplete > 0) {
     std::cerr << "quotasim: " << in.trace_path << ": " << w.import.skipped << " bad rows skipped, "
@@ -182,7 +175,7 @@ int CompareCommand(const std::vector<std::string>& args) {
   ro.progress = &counters;
   absl::StatusOr<std::vector<trace::PolicyRun>> runs = trace::RunComparison(w, *policies, which, ro);
   progress.Stop();
-  if (!runs.ok()) return ExitFor(runs.status());
+  if (!runs.ok()) return ReportError(runs.status());
   int64_t violations = 0;
   bool any_stopped = false;  // a policy's run caught in a preemption cycle (written up to its stop)
   for (const trace::PolicyRun& r : *runs) {
@@ -191,17 +184,17 @@ int CompareCommand(const std::vector<std::string>& args) {
       any_stopped = true;
     }
     absl::Status s = trace::WritePolicyRun(out_dir, r);
-    if (!s.ok()) return ExitFor(s);
+    if (!s.ok()) return ReportError(s);
     violations += r.stats.invariant_violations;
     for (const std::string& v : r.stats.violation_messages) {
       std::cerr << "quotasim: " << r.policy << ": INVARIANT VIOLATION: " << v << "\n";
     }
   }
   const trace::Manifest manifest = trace::MakeManifest(w, loaded->mapping, *policies, shard);
-  if (absl::Status s = trace::WriteManifest(out_dir, manifest); !s.ok()) return ExitFor(s);
+  if (absl::Status s = trace::WriteManifest(out_dir, manifest); !s.ok()) return ReportError(s);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (shard.count == 1) {
-    if (absl::Status s = trace::WriteReport(out_dir, manifest); !s.ok()) return ExitFor(s);
+    if (absl::Status s = trace::WriteReport(out_dir, manifest); !s.ok()) return ReportError(s);
     std::cout << "compare: " << w.trace_name << ", " << w.jobs.size() << " jobs x " << which.size()
               << " policies in " << secs << " s wall; report " << (fs::path(out_dir) / "comparison.md").string()
               << " (plots: scripts/plot-compare " << out_dir << ")\n";

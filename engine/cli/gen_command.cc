@@ -50,25 +50,22 @@ int GenCommand(const std::vector<std::string>& args) {
                                                  "", vm)) {
     return *done;
   }
-  if (out.empty()) {
-    std::cerr << "quotasim gen: --out FILE is required\n" << opts;
-    return kExitError;
+  if (out.empty()) return UsageError("gen", "--out FILE is required");
+  auto ends_with = [&out](std::string_view ext) {
+    return out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  const bool qsb = ends_with(".qsb");
+  if (!qsb && !ends_with(".json")) {
+    return UsageError("gen", "--out " + out + ": the file name must end in .json or .qsb");
   }
-  if (threads < 0) {
-    std::cerr << "quotasim gen: --threads must be >= 0\n";
-    return kExitError;
-  }
+  if (threads < 0) return UsageError("gen", "--threads must be >= 0");
   o.preemption = !no_preemption;
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
-  if (absl::Status st = gen::ValidateGenOptions(o); !st.ok()) {
-    std::cerr << "quotasim gen: " << st.message() << "\n";
-    return kExitError;
-  }
+  if (absl::Status st = gen::ValidateGenOptions(o); !st.ok()) return UsageError("gen", std::string(st.message()));
   // Refuse up front what cannot fit (at least one event per job) rather
   // than end in the OOM killer. A .json scenario is generated whole; a .qsb
   // one is encoded block by block from the drawn jobs (GenerateQsbFile).
-  const bool qsb = out.size() >= 4 && out.compare(out.size() - 4, 4, ".qsb") == 0;
   if (absl::Status st = gen::CheckMemoryBudget(static_cast<uint64_t>(o.jobs),  // >= 1: validated
                                                gen::PhysicalMemoryBytes(), "quotasim gen",
                                                qsb ? gen::kMinGenQsbBytesPerEvent : gen::kMinBytesPerEvent);

@@ -31,16 +31,10 @@ int MergeCommand(const std::vector<std::string>& args) {
                  "and writes comparison.md, comparison.csv and share-waits.csv there.\n", vm)) {
     return *done;
   }
-  if (dirs.empty()) {
-    std::cerr << "quotasim merge: no shard directories\n" << opts;
-    return kExitError;
-  }
+  if (dirs.empty()) return UsageError("merge", "no shard directories");
   if (out_dir.empty()) out_dir = dirs[0];
   absl::Status s = trace::MergeShards(out_dir, dirs);
-  if (!s.ok()) {
-    std::cerr << "quotasim: " << s.message() << "\n";
-    return s.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
-  }
+  if (!s.ok()) return ReportError(s);
   std::cout << "merge: report written to " << out_dir << "/comparison.md\n";
   return kExitOk;
 }

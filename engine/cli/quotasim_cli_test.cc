@@ -69,7 +69,7 @@ TEST_F(CliTest, APreemptionCycleStopsTheRunWithExitOne) {
   EXPECT_NE(r.output.find("was preempted 50 times"), std::string::npos) << r.output;
   EXPECT_NE(ReadFile(sum).find("\"jobsUnfinished\": "), std::string::npos);
   EXPECT_NE(ReadFile(ev).find("\"preemptedAttemptCount\": 49,"), std::string::npos);
-  EXPECT_EQ(Quotasim("run " + scenario + " -q --cycle-preemptions -1").exit_code, 1);
+  EXPECT_EQ(Quotasim("run " + scenario + " -q --cycle-preemptions -1").exit_code, 2);  // a usage error
   // The default stops it too (after 10,000 preemptions of one job).
   Result d = Quotasim("run " + scenario + " -q");
   EXPECT_EQ(d.exit_code, 1);
@@ -224,15 +224,33 @@ TEST_F(CliTest, RejectedRequestsAreLoggedAndTheRunGoesOn) {
   EXPECT_NE(log.find("\"path\": \"events[3]\""), std::string::npos) << log;  // qs2_job_1: no QS2
 }
 
-TEST_F(CliTest, UsageErrorsExitOne) {
-  EXPECT_EQ(Quotasim("").exit_code, 1);
-  EXPECT_EQ(Quotasim("frobnicate").exit_code, 1);
-  EXPECT_EQ(Quotasim("run").exit_code, 1);
-  EXPECT_EQ(Quotasim("run " + kNotebook + " --engine turbo").exit_code, 1);
+// Exit codes (engine/cli/commands.h): 2 for a usage error, with one line and
+// a pointer to --help (not the whole help); 1 when the run cannot complete
+// (here: a file that cannot be read); 0 for help and version.
+TEST_F(CliTest, UsageErrorsExitTwoWithAPointerToHelp) {
+  for (const std::string& args :
+       {std::string(""), std::string("frobnicate"), std::string("run"), "run " + kNotebook + " --engine turbo",
+        "run " + kNotebook + " --bogus", "run " + kNotebook + " --threads -1", std::string("gen --jobs 10"),
+        "gen --jobs 10 --out " + (dir_ / "x.yaml").string(), "gen --jobs 0 --out " + (dir_ / "x.qsb").string(),
+        "sweep " + kNotebook + " --vary bogus=1 --out " + (dir_ / "sw").string(), std::string("merge"),
+        std::string("replay"), std::string("compare")}) {
+    Result r = Quotasim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("--help'"), std::string::npos) << args << "\n" << r.output;
+    EXPECT_LT(std::count(r.output.begin(), r.output.end(), '\n'), 4) << args << "\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "x.yaml"));
   EXPECT_EQ(Quotasim("run /nonexistent/file.json").exit_code, 1);
   EXPECT_EQ(Quotasim("run --help").exit_code, 0);
   EXPECT_EQ(Quotasim("--help").exit_code, 0);
   EXPECT_EQ(Quotasim("validate " + kNotebook).exit_code, 0);
+}
+
+TEST_F(CliTest, VersionNamesTheReleaseAndTheBuild) {
+  Result r = Quotasim("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("quotasim 0.", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("built "), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 // quotasim: command-line front end. Each subcommand lives in its own file
 // (engine/cli/*_command.cc) and is listed in kCommands below.
 //
-// Exit codes of every subcommand: 0 success; 2 an input document is invalid
-// (the message names the file and the JSON path or line); 1 any other error.
+// Exit codes of every subcommand (engine/cli/commands.h): 0 done; 1 the run
+// could not complete (stopped, invariant violations, I/O errors); 2 a usage
+// error or an invalid input document (the message names the file and the
+// JSON path or line).
 #include <cstring>
+#include <iterator>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -29,10 +32,18 @@ constexpr Command kCommands[] = {
     {"merge", "join the shard outputs of compare --shard K/N into one report", qs::MergeCommand},
 };
 
+void PrintVersion() {
+  std::cout << "quotasim " << QS_VERSION << " (" << QS_GIT_SHA << ")\n"
+            << "built " << QS_BUILD_TYPE << " with " << QS_COMPILER << "\n";
+}
+
 void PrintUsage(std::ostream& os) {
   os << "quotasim: simulate AWS Batch quota-share scheduling\n\nUsage: quotasim SUBCOMMAND [options]\n\n";
   for (const Command& c : kCommands) os << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
   os << "\n  quotasim SUBCOMMAND --help   options of a subcommand\n"
+        "  quotasim --version           version and build\n"
+        "\nExit status: 0 done; 1 the run could not complete (stopped, I/O error);\n"
+        "2 a usage error or an invalid scenario document.\n"
         "\nScenario format and event log: docs/semantics.md and the scenario-format spec.\n";
 }
 
@@ -41,16 +52,25 @@ void PrintUsage(std::ostream& os) {
 int main(int argc, char** argv) {
   qs::UseOneMallocArena();  // before any thread starts (engine/util/malloc_arena.h)
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    PrintUsage(args.empty() ? std::cerr : std::cout);
-    return args.empty() ? qs::kExitError : qs::kExitOk;
+  if (args.empty()) {
+    std::cerr << "Usage: quotasim SUBCOMMAND [options]; subcommands: ";
+    for (const Command& c : kCommands) std::cerr << c.name << (&c == &kCommands[std::size(kCommands) - 1] ? "" : ", ");
+    std::cerr << ".\nTry 'quotasim --help'.\n";
+    return qs::kExitUsage;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    PrintUsage(std::cout);
+    return qs::kExitOk;
+  }
+  if (args[0] == "--version" || args[0] == "-V") {
+    PrintVersion();
+    return qs::kExitOk;
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
   for (const Command& c : kCommands) {
     if (cmd == c.name) return c.run(args);
   }
-  std::cerr << "quotasim: unknown subcommand '" << cmd << "'\n";
-  PrintUsage(std::cerr);
-  return qs::kExitError;
+  std::cerr << "quotasim: unknown subcommand '" << cmd << "'\nTry 'quotasim --help'.\n";
+  return qs::kExitUsage;
 }

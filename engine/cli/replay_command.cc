@@ -19,11 +19,6 @@ namespace po = boost::program_options;
 namespace qs {
 namespace {
 
-int ExitFor(const absl::Status& s) {
-  std::cerr << "quotasim: " << s.message() << "\n";
-  return s.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
-}
-
 // A policy argument: a file, or the name of a standard policy.
 absl::StatusOr<trace::Policy> LoadPolicyArg(const std::string& arg) {
   absl::StatusOr<std::vector<trace::Policy>> standard = trace::StandardPolicies();
@@ -70,25 +65,23 @@ int ReplayCommand(const std::vector<std::string>& args) {
   if (std::optional<int> done = ParseCommandLine("replay", args, opts, hidden, pos,
                                                  "\nImports the trace (streaming; .gz is gunzipped), maps its jobs with the mapping file,\n"
                  "applies the policy and runs the fast engine. Prints the per-share summary table.\n"
-                 "Exit 0 on success, 2 on an invalid trace row, mapping or policy (the message names the\n"
-                 "file and line or JSON path), 1 on other errors.\n", vm)) {
+                 "Exit 0 on success; 2 on a usage error or an invalid trace row, mapping or policy (the\n"
+                 "message names the file and line or JSON path); 1 on other errors.\n", vm)) {
     return *done;
   }
   if (in.trace_path.empty() || in.mapping_path.empty() || policy_arg.empty()) {
-    std::cerr << "quotasim replay: TRACE, --mapping and --policy are required\n" << opts;
-    return kExitError;
+    return UsageError("replay", "TRACE, --mapping and --policy are required");
   }
   if (threads < 0 || !(bucket_hours > 0)) {
-    std::cerr << "quotasim replay: --threads must be >= 0 and --bucket-hours > 0\n";
-    return kExitError;
+    return UsageError("replay", "--threads must be >= 0 and --bucket-hours > 0");
   }
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
   in.skip_bad_rows = vm.count("skip-bad-rows") > 0;
   absl::StatusOr<trace::Policy> policy = LoadPolicyArg(policy_arg);
-  if (!policy.ok()) return ExitFor(policy.status());
+  if (!policy.ok()) return ReportError(policy.status());
   absl::StatusOr<trace::LoadedWorkload> loaded = trace::LoadWorkload(in);
-  if (!loaded.ok()) return ExitFor(loaded.status());
+  if (!loaded.ok()) return ReportError(loaded.status());
   const trace::Workload& w = loaded->workload;
   if (w.import.skipped > 0 || w.import.incomplete > 0) {
     std::cerr << "quotasim: " << in.trace_path << ": " << w.import.skipped << " bad rows skipped, "
@@ -104,7 +97,7 @@ int ReplayCommand(const std::vector<std::string>& args) {
   ro.events_path = events_path;
   absl::StatusOr<trace::PolicyRun> run = trace::RunPolicy(w, *policy, ro);
   progress.Stop();
-  if (!run.ok()) return ExitFor(run.status());
+  if (!run.ok()) return ReportError(run.status());
   for (const auto& [path, text] : {std::pair<std::string, const std::string*>{summary_path, &run->summary_json},
                                    {timeseries_path, &run->timeseries_csv}}) {
     if (path.empty()) continue;

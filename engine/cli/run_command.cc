@@ -11,6 +11,7 @@
 #include "engine/log/async_log.h"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/scenario_file.h"
 #include "engine/log/event_log.h"
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
@@ -81,53 +82,27 @@ int RunCommand(const std::vector<std::string>& args) {
   pos.add("scenario", 1);
   po::variables_map vm;
   if (std::optional<int> done = ParseCommandLine("run", args, opts, hidden, pos,
-                                                 "\nPrints a per-share table to stdout; exit 0 on a completed run, 2 on an invalid\n"
-                 "scenario document, 1 on other errors. Rejected requests are logged and reported\n"
+                                                 "\nPrints a per-share table to stdout. Exit 0 on a completed run; 1 when the run could not\n"
+                 "complete (stopped in a preemption cycle, invariant violations, I/O errors); 2 on a usage\n"
+                 "error or an invalid scenario document. Rejected requests are logged and reported\n"
                  "on stderr while the run goes on.\n", vm)) {
     return *done;
   }
-  if (scenario_path.empty()) {
-    std::cerr << "quotasim run: missing SCENARIO argument\n" << opts;
-    return kExitError;
-  }
+  if (scenario_path.empty()) return UsageError("run", "missing SCENARIO argument");
   if (engine_name != "fast" && engine_name != "reference") {
-    std::cerr << "quotasim run: --engine must be fast or reference, not '" << engine_name << "'\n";
-    return kExitError;
+    return UsageError("run", "--engine must be fast or reference, not '" + engine_name + "'");
   }
-  if (threads < 0) {
-    std::cerr << "quotasim run: --threads must be >= 0\n";
-    return kExitError;
-  }
-  if (cycle_preemptions < 0) {
-    std::cerr << "quotasim run: --cycle-preemptions must be >= 0\n";
-    return kExitError;
-  }
+  if (threads < 0) return UsageError("run", "--threads must be >= 0");
+  if (cycle_preemptions < 0) return UsageError("run", "--cycle-preemptions must be >= 0");
   const int workers = threads == 0 ? tbb::info::default_concurrency() : threads;
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(workers));
 
-  auto failed = [](const absl::Status& status) {
-    std::cerr << "quotasim: " << status.message() << "\n";
-    return status.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
-  };
   // A .qsb run on the fast engine streams the file: the engine keeps its
   // compact job records and decodes the blocks as it reaches them. Every
   // block is read and checked once before any output is created.
-  std::unique_ptr<gen::QsbFileStream> stream;
-  std::optional<ScenarioIndex> index;
-  absl::StatusOr<Scenario> scenario;
-  if (engine_name == "fast" && gen::IsQsbPath(scenario_path)) {
-    absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> opened =
-        gen::QsbFileStream::Open(scenario_path, gen::PhysicalMemoryBytes());
-    if (!opened.ok()) return failed(opened.status());
-    stream = *std::move(opened);
-    absl::StatusOr<ScenarioIndex> indexed = IndexEventStream(*stream);
-    if (!indexed.ok()) return failed(indexed.status());
-    index = *std::move(indexed);
-  } else {
-    scenario = gen::LoadAnyScenarioFile(scenario_path);
-    if (!scenario.ok()) return failed(scenario.status());
-  }
+  absl::StatusOr<OpenedScenario> opened = OpenScenario(scenario_path, /*stream_qsb=*/engine_name == "fast");
+  if (!opened.ok()) return ReportError(opened.status());
 
   std::unique_ptr<std::ofstream> events_file;
   if (!events_path.empty()) {
@@ -148,13 +123,13 @@ int RunCommand(const std::vector<std::string>& args) {
   options.full_invariant_check = vm.count("full-check") > 0;
   options.cycle_preemptions = cycle_preemptions;
   RunStats stats;
-  if (stream) {
-    absl::StatusOr<RunStats> streamed = RunFastEngine(*stream, *std::move(index), tee, options);
-    if (!streamed.ok()) return failed(streamed.status());
+  if (opened->streamed()) {
+    absl::StatusOr<RunStats> streamed = RunFastEngine(*opened->stream, *std::move(opened->index), tee, options);
+    if (!streamed.ok()) return ReportError(streamed.status());
     stats = *std::move(streamed);
   } else {
-    stats = engine_name == "fast" ? RunFastEngine(*scenario, tee, options)
-                                  : RunReferenceEngine(*scenario, tee, options.check_invariants,
+    stats = engine_name == "fast" ? RunFastEngine(*opened->whole, tee, options)
+                                  : RunReferenceEngine(*opened->whole, tee, options.check_invariants,
                                                        options.cycle_preemptions);
   }
   async.Flush();
@@ -195,28 +170,13 @@ int ValidateCommand(const std::vector<std::string>& args) {
     std::cout << "quotasim validate SCENARIO.json|SCENARIO.qsb\n  Parses the scenario document and reports the "
                  "first problem with its JSON path (exit 2), or prints a one-line summary (exit 0).\n"
                  "  A .qsb file is read block by block, with the checks of `quotasim run`.\n";
-    return args.empty() ? kExitError : kExitOk;
+    return args.empty() ? kExitUsage : kExitOk;
   }
-  if (gen::IsQsbPath(args[0])) {
-    absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream = gen::QsbFileStream::Open(args[0]);
-    absl::Status st = stream.status();
-    if (st.ok()) st = IndexEventStream(**stream).status();
-    if (!st.ok()) {
-      std::cerr << "quotasim: " << st.message() << "\n";
-      return st.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
-    }
-    std::cout << args[0] << ": valid, " << (*stream)->num_events() << " requests, "
-              << (*stream)->head().submit_count << " job submissions\n";
-    return kExitOk;
-  }
-  absl::StatusOr<Scenario> scenario = gen::LoadAnyScenarioFile(args[0]);
-  if (!scenario.ok()) {
-    std::cerr << "quotasim: " << scenario.status().message() << "\n";
-    return scenario.status().code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument
-                                                                          : kExitError;
-  }
-  std::cout << args[0] << ": valid, " << scenario->events.size() << " requests, "
-            << scenario->submit_count << " job submissions\n";
+  // A .qsb file is streamed: read and checked block by block, never held whole.
+  absl::StatusOr<OpenedScenario> opened = OpenScenario(args[0], /*stream_qsb=*/true);
+  if (!opened.ok()) return ReportError(opened.status());
+  std::cout << args[0] << ": valid, " << opened->num_events() << " requests, " << opened->head().submit_count
+            << " job submissions\n";
   return kExitOk;
 }
 

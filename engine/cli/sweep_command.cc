@@ -28,6 +28,7 @@
 #include "boost/program_options.hpp"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/scenario_file.h"
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
@@ -123,25 +124,16 @@ int SweepCommand(const std::vector<std::string>& args) {
                                                  "", vm)) {
     return *done;
   }
-  if (scenarios.empty() || out_dir.empty()) {
-    std::cerr << "quotasim sweep: SCENARIO and --out are required\n" << opts;
-    return kExitError;
-  }
+  if (scenarios.empty() || out_dir.empty()) return UsageError("sweep", "SCENARIO and --out are required");
   // The same shard rules as `quotasim compare` (engine/trace/report.h).
   trace::Shard sh;
   if (!shard.empty()) {
     absl::StatusOr<trace::Shard> parsed = trace::ParseShard(shard);
-    if (!parsed.ok()) {
-      std::cerr << "quotasim sweep: --shard: " << parsed.status().message() << "\n";
-      return kExitError;
-    }
+    if (!parsed.ok()) return UsageError("sweep", "--shard: " + std::string(parsed.status().message()));
     sh = *parsed;
   } else {
     absl::StatusOr<std::optional<trace::Shard>> env = trace::ShardFromEnvironment(&std::getenv);
-    if (!env.ok()) {
-      std::cerr << "quotasim sweep: " << env.status().message() << "\n";
-      return kExitError;
-    }
+    if (!env.ok()) return UsageError("sweep", std::string(env.status().message()));
     if (*env) sh = **env;
   }
   const int64_t shard_k = sh.index, shard_n = sh.count;
@@ -149,15 +141,13 @@ int SweepCommand(const std::vector<std::string>& args) {
   for (const std::string& v : vary) {
     const size_t eq = v.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
-      std::cerr << "quotasim sweep: --vary expects knob=v1,v2,..., got '" << v << "'\n";
-      return kExitError;
+      return UsageError("sweep", "--vary expects knob=v1,v2,..., got '" + v + "'");
     }
     Axis a{v.substr(0, eq), absl::StrSplit(v.substr(eq + 1), ',')};
     Knobs probe;
     for (const std::string& value : a.values) {
       if (std::string e = ApplyKnob(probe, a.knob, value); !e.empty()) {
-        std::cerr << "quotasim sweep: --vary " << a.knob << "=" << value << ": " << e << "\n";
-        return kExitError;
+        return UsageError("sweep", "--vary " + a.knob + "=" + value + ": " + e);
       }
     }
     axes.push_back(std::move(a));
@@ -167,33 +157,11 @@ int SweepCommand(const std::vector<std::string>& args) {
   // A .qsb scenario is streamed by every variant (as `quotasim run` does):
   // each run keeps only its engine's compact records, and the file is read
   // and checked whole once, here. A JSON one is held whole and shared.
-  struct Loaded {
-    std::optional<Scenario> whole;
-    std::unique_ptr<gen::QsbFileStream> stream;
-    std::optional<ScenarioIndex> index;
-    const Scenario& head() const { return whole ? *whole : stream->head(); }
-  };
-  std::vector<Loaded> loaded;
-  auto failed = [](const absl::Status& st) {
-    std::cerr << "quotasim: " << st.message() << "\n";
-    return st.code() == absl::StatusCode::kInvalidArgument ? kExitInvalidDocument : kExitError;
-  };
+  std::vector<OpenedScenario> loaded;
   for (const std::string& path : scenarios) {
-    Loaded l;
-    if (gen::IsQsbPath(path)) {
-      absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream =
-          gen::QsbFileStream::Open(path, gen::PhysicalMemoryBytes());
-      if (!stream.ok()) return failed(stream.status());
-      absl::StatusOr<ScenarioIndex> index = IndexEventStream(**stream);
-      if (!index.ok()) return failed(index.status());
-      l.stream = *std::move(stream);
-      l.index = *std::move(index);
-    } else {
-      absl::StatusOr<Scenario> sc = gen::LoadAnyScenarioFile(path);
-      if (!sc.ok()) return failed(sc.status());
-      l.whole = *std::move(sc);
-    }
-    loaded.push_back(std::move(l));
+    absl::StatusOr<OpenedScenario> opened = OpenScenario(path, /*stream_qsb=*/true);
+    if (!opened.ok()) return ReportError(opened.status());
+    loaded.push_back(*std::move(opened));
   }
   // Variants: scenario-major, then the cartesian product of the axes with the
   // last axis varying fastest.
@@ -240,7 +208,7 @@ int SweepCommand(const std::vector<std::string>& args) {
           RunOptions o;
           o.check_invariants = true;
           o.knobs = v.knobs;
-          const Loaded& l = loaded[v.scenario];
+          const OpenedScenario& l = loaded[v.scenario];
           RunStats stats;
           if (l.whole) {
             stats = RunFastEngine(*l.whole, b, o);
@@ -257,7 +225,7 @@ int SweepCommand(const std::vector<std::string>& args) {
       },
       tbb::simple_partitioner());
   for (const absl::Status& st : errors) {
-    if (!st.ok()) return failed(st);  // a block that no longer reads as it did
+    if (!st.ok()) return ReportError(st);  // a block that no longer reads as it did
   }
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
