@@ -1,4 +1,5 @@
 // `quotasim gen`: seeded synthetic workloads (engine/gen/generator.h).
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -8,6 +9,7 @@
 #include "boost/program_options.hpp"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
+#include "engine/util/atomic_file.h"
 #include "engine/gen/generator.h"
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
@@ -73,8 +75,18 @@ int GenCommand(const std::vector<std::string>& args) {
     std::cerr << st.message() << "\n";
     return kExitError;
   }
+  // The file appears under its name only when complete (a temporary name
+  // beside it, then a rename; engine/util/atomic_file.h).
   if (qsb) {
-    if (absl::Status s = gen::GenerateQsbFile(o, out); !s.ok()) {
+    const std::string temp = TempPathBeside(out);
+    absl::Status s = gen::GenerateQsbFile(o, temp);
+    if (s.ok()) {
+      s = RenameOver(temp, out);
+    } else {
+      std::error_code ec;
+      std::filesystem::remove(temp, ec);
+    }
+    if (!s.ok()) {
       std::cerr << "quotasim gen: " << s.message() << "\n";
       return kExitError;
     }
@@ -84,10 +96,10 @@ int GenCommand(const std::vector<std::string>& args) {
       std::cerr << "quotasim gen: " << sc.status().message() << "\n";
       return kExitError;
     }
-    std::ofstream f(out, std::ios::binary | std::ios::trunc);
-    f << ScenarioToJson(*sc);
-    if (!f) {
-      std::cerr << "quotasim gen: cannot write " << out << "\n";
+    AtomicFile f(out);
+    f.stream() << ScenarioToJson(*sc);
+    if (absl::Status s = f.Commit(); !s.ok()) {
+      std::cerr << "quotasim gen: " << s.message() << "\n";
       return kExitError;
     }
   }

@@ -224,6 +224,37 @@ TEST_F(CliTest, RejectedRequestsAreLoggedAndTheRunGoesOn) {
   EXPECT_NE(log.find("\"path\": \"events[3]\""), std::string::npos) << log;  // qs2_job_1: no QS2
 }
 
+// "-" is standard output: the log lines go there (the table to stderr),
+// byte for byte what --events FILE writes.
+TEST_F(CliTest, DashWritesTheLogToStandardOutput) {
+  fs::path ev = dir_ / "e.jsonl";
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --events " + ev.string()).exit_code, 0);
+  Result r = qs::testing::RunCommandLine("(" + std::string(QS_QUOTASIM_BIN) + " run " + kNotebook +
+                                         " --events - 2>/dev/null)");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output, ReadFile(ev));
+  Result both = Quotasim("run " + kNotebook + " --events - --summary -");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+}
+
+// Outputs appear under their names only when complete: a run killed half
+// way leaves the previous log and summary in place, not a partial file.
+TEST_F(CliTest, AKilledRunLeavesNoPartialFileUnderTheTargetName) {
+  fs::path qsb = dir_ / "w.qsb", ev = dir_ / "e.jsonl", sum = dir_ / "s.json";
+  ASSERT_EQ(Quotasim("gen --jobs 300000 --shares 8 --units 2 --seed 3 --out " + qsb.string()).exit_code, 0);
+  for (const fs::path& p : {ev, sum}) {
+    std::ofstream(p) << "previous run\n";
+  }
+  Result r = qs::testing::RunCommandLine("timeout -s KILL 1 " + std::string(QS_QUOTASIM_BIN) + " run " +
+                                         qsb.string() + " -q --events " + ev.string() + " --summary " + sum.string());
+  ASSERT_NE(r.exit_code, 0) << "the run finished within a second; the test needs a longer one";
+  EXPECT_EQ(ReadFile(ev), "previous run\n");
+  EXPECT_EQ(ReadFile(sum), "previous run\n");
+  // A complete run replaces both.
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --events " + ev.string() + " --summary " + sum.string()).exit_code, 0);
+  EXPECT_NE(ReadFile(sum).find("\"endTime\""), std::string::npos) << ReadFile(sum);
+}
+
 // Exit codes (engine/cli/commands.h): 2 for a usage error, with one line and
 // a pointer to --help (not the whole help); 1 when the run cannot complete
 // (here: a file that cannot be read); 0 for help and version.

@@ -16,6 +16,7 @@
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
+#include "engine/util/atomic_file.h"
 #include "engine/model/scenario_index.h"
 #include "engine/io/scenario_json.h"
 #include "engine/log/summary.h"
@@ -31,11 +32,12 @@ namespace {
 // the JSON path, while the run goes on.
 class RejectionReporter : public LogSink {
  public:
-  explicit RejectionReporter(std::string source) : source_(std::move(source)) {}
+  RejectionReporter(std::string source, bool logged) : source_(std::move(source)), logged_(logged) {}
   ~RejectionReporter() override {
     if (count_ > kShown) {
-      std::fprintf(stderr, "quotasim: %s: %lld more rejected requests (see the event log)\n",
-                   source_.c_str(), static_cast<long long>(count_ - kShown));
+      std::fprintf(stderr, "quotasim: %s: %lld more rejected requests (%s)\n", source_.c_str(),
+                   static_cast<long long>(count_ - kShown),
+                   logged_ ? "see the event log" : "--events FILE logs them all");
     }
   }
   void OnJob(const JobRecord&) override {}
@@ -52,6 +54,7 @@ class RejectionReporter : public LogSink {
  private:
   static constexpr int64_t kShown = 20;
   std::string source_;
+  bool logged_;
   int64_t count_ = 0;
 };
 
@@ -64,8 +67,9 @@ int RunCommand(const std::vector<std::string>& args) {
   int64_t cycle_preemptions = kDefaultCyclePreemptions;
   opts.add_options()("help,h", "show this help")(
       "events", po::value<std::string>(&events_path),
-      "write the event log (JSON Lines) to this file")(
-      "summary", po::value<std::string>(&summary_path), "write the run summary (JSON) to this file")(
+      "write the event log (JSON Lines) to this file; - for standard output")(
+      "summary", po::value<std::string>(&summary_path),
+      "write the run summary (JSON) to this file; - for standard output")(
       "threads", po::value<int>(&threads)->default_value(0),
       "worker threads (0 = all cores); output bytes never depend on it")(
       "engine", po::value<std::string>(&engine_name)->default_value("fast"),
@@ -104,19 +108,34 @@ int RunCommand(const std::vector<std::string>& args) {
   absl::StatusOr<OpenedScenario> opened = OpenScenario(scenario_path, /*stream_qsb=*/engine_name == "fast");
   if (!opened.ok()) return ReportError(opened.status());
 
-  std::unique_ptr<std::ofstream> events_file;
+  // Outputs appear under their names only when complete (AtomicFile): an
+  // interrupted or failed run leaves the previous files, never partial ones.
+  // "-" is standard output; then the per-share table goes to stderr.
+  if (events_path == "-" && summary_path == "-") {
+    return UsageError("run", "--events and --summary cannot both be standard output");
+  }
+  std::unique_ptr<AtomicFile> events_file;
   if (!events_path.empty()) {
-    events_file = std::make_unique<std::ofstream>(events_path, std::ios::binary | std::ios::trunc);
-    if (!*events_file) {
+    events_file = std::make_unique<AtomicFile>(events_path);
+    if (!events_file->ok()) {
       std::cerr << "quotasim: cannot write " << events_path << "\n";
       return kExitError;
     }
   }
+  std::unique_ptr<AtomicFile> summary_file;
+  if (!summary_path.empty()) {
+    summary_file = std::make_unique<AtomicFile>(summary_path);
+    if (!summary_file->ok()) {
+      std::cerr << "quotasim: cannot write " << summary_path << "\n";
+      return kExitError;
+    }
+  }
+  std::ostream& table_out = events_path == "-" || summary_path == "-" ? std::cerr : std::cout;
   SummaryBuilder summary;
   // Formats and writes the log and builds the summary on its own thread,
   // off the engine's.
-  AsyncLog async(events_file.get(), &summary);
-  RejectionReporter reporter(scenario_path);
+  AsyncLog async(events_file ? &events_file->stream() : nullptr, &summary);
+  RejectionReporter reporter(scenario_path, /*logged=*/events_file != nullptr);
   TeeSink tee({&async, &reporter});
   RunOptions options;
   options.check_invariants = vm.count("no-check") == 0;
@@ -134,28 +153,24 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   async.Flush();
   if (events_file) {
-    if (!*events_file) {
-      std::cerr << "quotasim: error writing " << events_path << "\n";
-      return kExitError;
-    }
+    if (absl::Status st = events_file->Commit(); !st.ok()) return ReportError(st);
   }
   Summary result = summary.Build(stats.invariant_violations);
-  if (!summary_path.empty()) {
-    std::ofstream out(summary_path, std::ios::binary | std::ios::trunc);
-    out << SummaryToJson(result);
-    if (!out) {
-      std::cerr << "quotasim: cannot write " << summary_path << "\n";
-      return kExitError;
-    }
+  if (summary_file) {
+    summary_file->stream() << SummaryToJson(result);
+    if (absl::Status st = summary_file->Commit(); !st.ok()) return ReportError(st);
   }
   for (const std::string& v : stats.violation_messages) {
     std::cerr << "quotasim: INVARIANT VIOLATION: " << v << "\n";
   }
   if (vm.count("quiet") == 0) {
-    std::cout << SummaryToTable(result);
-    std::cout << "event log: " << (events_path.empty() ? "(not written; use --events FILE)" : events_path)
+    table_out << SummaryToTable(result);
+    table_out << "event log: "
+              << (events_path.empty() ? "(not written; use --events FILE)"
+                  : events_path == "-" ? "(standard output)"
+                                       : events_path)
               << "\n";
-    if (!summary_path.empty()) std::cout << "summary: " << summary_path << "\n";
+    if (!summary_path.empty()) table_out << "summary: " << (summary_path == "-" ? "(standard output)" : summary_path) << "\n";
   }
   if (!stats.stopped.empty()) {
     // The log and summary were written up to the stop, as at a horizon.

@@ -1,0 +1,94 @@
+// File: engine/util/atomic_file.h
+//
+// AtomicFile: an output file that appears under its name only when it is
+// complete. The bytes go to a temporary file beside the target (same folder,
+// so the rename stays on one file system), and Commit() renames it over the
+// target. A run that fails, or is killed, leaves the previous file (or none)
+// under the target name, never a partial one: a failed or abandoned
+// AtomicFile removes its temporary file when destroyed (a process killed by
+// a signal may leave `.NAME.tmp-PID` behind, never NAME).
+//
+// The path "-" means standard output: the stream is std::cout and Commit()
+// flushes it.
+//
+// Thread-compatible.
+#ifndef QS_ENGINE_UTIL_ATOMIC_FILE_H_
+#define QS_ENGINE_UTIL_ATOMIC_FILE_H_
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace qs {
+
+// The temporary name AtomicFile writes `path` under: `.NAME.tmp-PID` in the
+// same folder.
+inline std::string TempPathBeside(const std::string& path) {
+  const std::filesystem::path target(path);
+  return (target.parent_path() / absl::StrCat(".", target.filename().string(), ".tmp-", getpid())).string();
+}
+
+// Renames a complete temporary file over `path` (or removes it on failure).
+inline absl::Status RenameOver(const std::string& temp, const std::string& path) {
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (!ec) return absl::OkStatus();
+  std::filesystem::remove(temp, ec);
+  return absl::DataLossError(absl::StrCat("cannot write ", path, ": ", ec.message()));
+}
+
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path) : path_(std::move(path)) {
+    if (is_stdout()) return;
+    temp_ = TempPathBeside(path_);
+    file_ = std::make_unique<std::ofstream>(temp_, std::ios::binary | std::ios::trunc);
+  }
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile() {
+    if (file_ && !committed_) {
+      file_.reset();
+      std::error_code ec;
+      std::filesystem::remove(temp_, ec);
+    }
+  }
+
+  bool is_stdout() const { return path_ == "-"; }
+  const std::string& path() const { return path_; }
+  // False once opening or a write failed.
+  bool ok() const { return is_stdout() ? static_cast<bool>(std::cout) : static_cast<bool>(*file_); }
+  std::ostream& stream() { return is_stdout() ? std::cout : *file_; }
+
+  // Flushes and closes the file and renames it to the target name.
+  absl::Status Commit() {
+    if (is_stdout()) {
+      std::cout.flush();
+      return std::cout ? absl::OkStatus() : absl::DataLossError("error writing to standard output");
+    }
+    file_->close();
+    if (!*file_) return absl::DataLossError(absl::StrCat("cannot write ", path_));
+    committed_ = true;  // RenameOver removes the temporary file on failure
+    return RenameOver(temp_, path_);
+  }
+
+ private:
+  std::string path_;
+  std::string temp_;
+  std::unique_ptr<std::ofstream> file_;
+  bool committed_ = false;
+};
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_UTIL_ATOMIC_FILE_H_
