@@ -114,19 +114,12 @@ int RunCommand(const std::vector<std::string>& args) {
   if (events_path == "-" && summary_path == "-") {
     return UsageError("run", "--events and --summary cannot both be standard output");
   }
-  std::unique_ptr<AtomicFile> events_file;
-  if (!events_path.empty()) {
-    events_file = std::make_unique<AtomicFile>(events_path);
-    if (!events_file->ok()) {
-      std::cerr << "quotasim: cannot write " << events_path << "\n";
-      return kExitError;
-    }
-  }
-  std::unique_ptr<AtomicFile> summary_file;
-  if (!summary_path.empty()) {
-    summary_file = std::make_unique<AtomicFile>(summary_path);
-    if (!summary_file->ok()) {
-      std::cerr << "quotasim: cannot write " << summary_path << "\n";
+  std::unique_ptr<AtomicFile> events_file, summary_file;
+  for (auto [path, file] : {std::pair{&events_path, &events_file}, std::pair{&summary_path, &summary_file}}) {
+    if (path->empty()) continue;
+    *file = std::make_unique<AtomicFile>(*path);
+    if (!(*file)->ok()) {
+      std::cerr << "quotasim: cannot write " << *path << "\n";
       return kExitError;
     }
   }

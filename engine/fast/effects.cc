@@ -240,28 +240,29 @@ void Engine::Release(int32_t id) {
   }
 }
 
-void Engine::AddCandidate(int32_t id) {
+// Calls fn(tree) for each candidate tree job `id` belongs to: its share's
+// dispatched jobs on its type, the borrowers of the type if it borrows, and
+// each lender's (FastState's candidate trees).
+template <typename Fn>
+void Engine::ForEachCandidateTree(int32_t id, Fn&& fn) {
   const Job& j = st_.jobs[id];
-  const VictimKey k = st_.KeyOf(id);
   settling_.UnitChanged(j.unit);
   settling_.OwnChanged(j.share);
-  st_.shares[j.share].dispatched[j.unit].insert(k);
-  if (j.borrowed_total > 0) st_.borrowers_by_unit[j.unit].insert(k);
+  fn(st_.shares[j.share].dispatched[j.unit]);
+  if (j.borrowed_total > 0) fn(st_.borrowers_by_unit[j.unit]);
   for (const Part& p : st_.PartsOf(j)) {
-    if (p.lender != kUnassignedLender) st_.lender_sets[p.lender][j.unit].insert(k);
+    if (p.lender != kUnassignedLender) fn(st_.lender_sets[p.lender][j.unit]);
   }
 }
 
-void Engine::RemoveCandidate(int32_t id) {
-  const Job& j = st_.jobs[id];
+void Engine::AddCandidate(int32_t id) {
   const VictimKey k = st_.KeyOf(id);
-  settling_.UnitChanged(j.unit);
-  settling_.OwnChanged(j.share);
-  st_.shares[j.share].dispatched[j.unit].erase(k);
-  if (j.borrowed_total > 0) st_.borrowers_by_unit[j.unit].erase(k);
-  for (const Part& p : st_.PartsOf(j)) {
-    if (p.lender != kUnassignedLender) st_.lender_sets[p.lender][j.unit].erase(k);
-  }
+  ForEachCandidateTree(id, [&k](absl::btree_set<VictimKey>& tree) { tree.insert(k); });
+}
+
+void Engine::RemoveCandidate(int32_t id) {
+  const VictimKey k = st_.KeyOf(id);
+  ForEachCandidateTree(id, [&k](absl::btree_set<VictimKey>& tree) { tree.erase(k); });
 }
 
 void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type) {

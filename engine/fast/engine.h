@@ -151,8 +151,11 @@ class Engine {
   void Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts);
   void Release(int32_t id);
   void StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type);
+  // A dispatched, not draining job enters / leaves the candidate trees.
   void AddCandidate(int32_t id);
   void RemoveCandidate(int32_t id);
+  template <typename Fn>
+  void ForEachCandidateTree(int32_t id, Fn&& fn);
   // After job `id` entered or left share s's queue: the cached head, and the
   // share unsettled if its head changed or is `id`.
   void QueueChanged(int32_t s, int32_t id);
