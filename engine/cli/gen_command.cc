@@ -1,7 +1,11 @@
 // `quotasim gen`: seeded synthetic workloads (engine/gen/generator.h).
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,14 +25,35 @@ namespace po = boost::program_options;
 
 namespace qs {
 
+namespace {
+
+// A job count as people write it: 1000000, 1e6, 2.5e5 (a whole number).
+std::optional<int64_t> ParseCount(const std::string& text) {
+  if (text.empty() || text.size() > 32) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long long whole = std::strtoll(text.c_str(), &end, 10);
+  if (errno == 0 && *end == '\0') return whole;
+  errno = 0;
+  const double d = std::strtod(text.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 1e15) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(d);
+}
+
+}  // namespace
+
 int GenCommand(const std::vector<std::string>& args) {
   gen::GenOptions o;
+  std::string jobs_text = std::to_string(o.jobs);
   std::string out;
   int threads = 0;
   bool no_preemption = false;
   po::options_description opts("quotasim gen --jobs N --out FILE [options]");
   opts.add_options()("help,h", "show this help")(
-      "jobs", po::value<int64_t>(&o.jobs)->default_value(o.jobs), "job submissions (1 .. 100000000)")(
+      "jobs", po::value<std::string>(&jobs_text)->default_value(jobs_text),
+      "job submissions (1 .. 100000000; 1e6 is 1000000)")(
       "shares", po::value<int>(&o.shares)->default_value(o.shares), "quota shares (1 .. 20)")(
       "units", po::value<int>(&o.units)->default_value(o.units), "GPU instance types (1 .. 5)")(
       "seed", po::value<uint64_t>(&o.seed)->default_value(o.seed), "random seed")(
@@ -51,6 +76,11 @@ int GenCommand(const std::vector<std::string>& args) {
   if (std::optional<int> done = ParseCommandLine("gen", args, opts, hidden, pos,
                                                  "", vm)) {
     return *done;
+  }
+  if (std::optional<int64_t> jobs = ParseCount(jobs_text)) {
+    o.jobs = *jobs;
+  } else {
+    return UsageError("gen", "--jobs " + jobs_text + ": not a whole number of jobs");
   }
   if (out.empty()) return UsageError("gen", "--out FILE is required");
   auto ends_with = [&out](std::string_view ext) {

@@ -271,6 +271,11 @@ TEST_F(CliTest, UsageErrorsExitTwoWithAPointerToHelp) {
     EXPECT_LT(std::count(r.output.begin(), r.output.end(), '\n'), 4) << args << "\n" << r.output;
   }
   EXPECT_FALSE(fs::exists(dir_ / "x.yaml"));
+  EXPECT_EQ(Quotasim("gen --jobs 1.5 --out " + (dir_ / "x.qsb").string()).exit_code, 2);
+  // Counts as people write them.
+  Result sci = Quotasim("gen --jobs 2e3 --shares 2 --units 1 --out " + (dir_ / "sci.qsb").string());
+  EXPECT_EQ(sci.exit_code, 0) << sci.output;
+  EXPECT_NE(sci.output.find("wrote 2000 jobs"), std::string::npos) << sci.output;
   EXPECT_EQ(Quotasim("run /nonexistent/file.json").exit_code, 1);
   EXPECT_EQ(Quotasim("run --help").exit_code, 0);
   EXPECT_EQ(Quotasim("--help").exit_code, 0);

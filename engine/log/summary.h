@@ -122,7 +122,9 @@ class SummaryBuilder : public LogSink {
 
 // JSON text of the summary (stable key order, newline-terminated).
 std::string SummaryToJson(const Summary& s);
-// A readable per-share table for terminals.
+// A readable per-share table for terminals: shares in natural name order
+// (team-2 before team-10), waits in human units (s, m, h, d), instance-hours
+// own, borrowed and lost, columns as wide as their widest cell.
 std::string SummaryToTable(const Summary& s);
 
 }  // namespace qs
