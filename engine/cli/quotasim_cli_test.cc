@@ -157,6 +157,8 @@ TEST_F(CliTest, SweepGivesTheSameSummariesForJsonAndQsbAtAnyThreadCount) {
       want = got;
       EXPECT_EQ(std::count(want.begin(), want.end(), '\n') > 4, true);
       EXPECT_NE(want.find("\"invariantViolations\": 0"), std::string::npos) << want.substr(0, 2000);
+      EXPECT_NE(want.find(",invariant_violations,status\n"), std::string::npos) << want.substr(0, 2000);
+      EXPECT_NE(want.find(",0,complete\n"), std::string::npos) << want.substr(0, 2000);
     } else {
       EXPECT_TRUE(got == want) << runs[i];
     }

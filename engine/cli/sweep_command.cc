@@ -231,7 +231,7 @@ int SweepCommand(const std::vector<std::string>& args) {
   std::filesystem::create_directories(out_dir, ec);
   std::ofstream csv(std::filesystem::path(out_dir) / (shard_n > 1 ? absl::StrCat("sweep.shard-", shard_k, "-of-", shard_n, ".csv") : std::string("sweep.csv")));
   csv << "variant,jobs_submitted,jobs_succeeded,jobs_failed,jobs_unfinished,wait_p50_s,wait_p95_s,wait_p99_s,"
-         "preemptions_cross,preemptions_in,work_lost_instance_s,reclaim_p99_s,invariant_violations\n";
+         "preemptions_cross,preemptions_in,work_lost_instance_s,reclaim_p99_s,invariant_violations,status\n";
   for (size_t slot = 0; slot < mine.size(); ++slot) {
     const Variant& v = variants[mine[slot]];
     std::ofstream f(std::filesystem::path(out_dir) / (v.name + ".summary.json"), std::ios::binary | std::ios::trunc);
@@ -241,7 +241,10 @@ int SweepCommand(const std::vector<std::string>& args) {
     csv << v.name << "," << t.submitted << "," << t.succeeded << "," << t.failed << "," << t.unfinished << ","
         << FormatSeconds(t.wait.p50) << "," << FormatSeconds(t.wait.p95) << "," << FormatSeconds(t.wait.p99) << ","
         << t.preempted_cross << "," << t.preempted_in << "," << FormatSeconds(t.work_lost_instance_ms) << ","
-        << FormatSeconds(t.reclaim.p99) << "," << r.invariant_violations << "\n";
+        << FormatSeconds(t.reclaim.p99) << "," << r.invariant_violations << ","
+        // A variant stopped in a preemption cycle was written up to its stop
+        // (why: stderr); its figures are not a complete run's.
+        << (stopped[slot].empty() ? "complete" : "stopped") << "\n";
     if (!f) {
       std::cerr << "quotasim sweep: cannot write into " << out_dir << "\n";
       return kExitError;
