@@ -257,6 +257,26 @@ TEST_F(CliTest, AKilledRunLeavesNoPartialFileUnderTheTargetName) {
   EXPECT_NE(ReadFile(sum).find("\"endTime\""), std::string::npos) << ReadFile(sum);
 }
 
+// validate reports what a run would meet, with JSON paths: a share limited
+// on an instance type the environment lacks, a share AWS would reject
+// (borrowLimit -5) and the job submitted to it, a job larger than the
+// environment. Exit 0, or 2 under --strict; a clean scenario passes --strict.
+TEST_F(CliTest, ValidateReportsWhatARunWouldMeet) {
+  const std::string problems = QS_SOURCE_DIR "/engine/testdata/validate-problems.json";
+  Result r = Quotasim("validate " + problems);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* want :
+       {"4 problem(s) a run would meet", "quotaShares[1].capacityLimits[1]: quota share QS2 has a limit for ml.p4d.24xlarge",
+        "quotaShares[2]: CreateQuotaShare would be rejected: ClientException: ", "job too_big needs 4 ml.g5.xlarge",
+        "SubmitServiceJob would be rejected: ClientException: "}) {
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  }
+  EXPECT_EQ(Quotasim("validate --strict " + problems).exit_code, 2);
+  Result clean = Quotasim("validate --strict " + kNotebook);
+  EXPECT_EQ(clean.exit_code, 0) << clean.output;
+  EXPECT_EQ(clean.output.find("problem"), std::string::npos) << clean.output;
+}
+
 // Exit codes (engine/cli/commands.h): 2 for a usage error, with one line and
 // a pointer to --help (not the whole help); 1 when the run cannot complete
 // (here: a file that cannot be read); 0 for help and version.

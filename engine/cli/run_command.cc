@@ -1,4 +1,5 @@
 // `quotasim run` and `quotasim validate`.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "engine/log/async_log.h"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/preflight.h"
 #include "engine/cli/scenario_file.h"
 #include "engine/log/event_log.h"
 #include "engine/gen/memory_budget.h"
@@ -174,18 +176,60 @@ int RunCommand(const std::vector<std::string>& args) {
 }
 
 int ValidateCommand(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << "quotasim validate SCENARIO.json|SCENARIO.qsb\n  Parses the scenario document and reports the "
-                 "first problem with its JSON path (exit 2), or prints a one-line summary (exit 0).\n"
-                 "  A .qsb file is read block by block, with the checks of `quotasim run`.\n";
-    return args.empty() ? kExitUsage : kExitOk;
+  std::string path;
+  po::options_description opts("quotasim validate SCENARIO.json|SCENARIO.qsb [options]");
+  opts.add_options()("help,h", "show this help")(
+      "strict", "exit 2 when a run would meet rejected requests or jobs that never run");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value<std::string>(&path));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (std::optional<int> done = ParseCommandLine(
+          "validate", args, opts, hidden, pos,
+          "\nParses the scenario document (a .qsb file block by block, with the checks of `quotasim run`)\n"
+          "and reports the first problem with its JSON path (exit 2). A valid document is then checked\n"
+          "for what a run would meet (engine/cli/preflight.h): requests AWS would reject whatever the\n"
+          "jobs do, shares limited on instance types the environment lacks, jobs that never fit the\n"
+          "environment; each is listed with its JSON path. Exit 0, or 2 under --strict when any is found.\n",
+          vm)) {
+    return *done;
   }
+  if (path.empty()) return UsageError("validate", "missing SCENARIO argument");
   // A .qsb file is streamed: read and checked block by block, never held whole.
-  absl::StatusOr<OpenedScenario> opened = OpenScenario(args[0], /*stream_qsb=*/true);
+  absl::StatusOr<OpenedScenario> opened = OpenScenario(path, /*stream_qsb=*/true);
   if (!opened.ok()) return ReportError(opened.status());
-  std::cout << args[0] << ": valid, " << opened->num_events() << " requests, " << opened->head().submit_count
+  std::cout << path << ": valid, " << opened->num_events() << " requests, " << opened->head().submit_count
             << " job submissions\n";
-  return kExitOk;
+  Preflight preflight(opened->head());
+  for (int pass = 0; pass < 2; ++pass) {
+    auto visit = [&](const ScenarioEvent& ev) {
+      if (pass == 0) {
+        preflight.NoteEnvironment(ev);
+      } else {
+        preflight.Check(ev);
+      }
+    };
+    if (opened->whole) {
+      for (const ScenarioEvent& ev : opened->whole->events) visit(ev);
+      continue;
+    }
+    std::vector<ScenarioEvent> block;
+    for (size_t b = 0; b < opened->stream->num_blocks(); ++b) {
+      if (absl::Status st = opened->stream->ReadBlock(b, block); !st.ok()) return ReportError(st);
+      for (const ScenarioEvent& ev : block) visit(ev);
+    }
+  }
+  if (preflight.total() == 0) return kExitOk;
+  constexpr size_t kShown = 20;
+  std::cout << path << ": " << preflight.total() << " problem(s) a run would meet:\n";
+  for (size_t i = 0; i < std::min(kShown, preflight.findings().size()); ++i) {
+    std::cout << "  " << preflight.findings()[i].path << ": " << preflight.findings()[i].message << "\n";
+  }
+  if (preflight.total() > static_cast<int64_t>(kShown)) {
+    std::cout << "  ... and " << preflight.total() - static_cast<int64_t>(kShown) << " more\n";
+  }
+  return vm.count("strict") ? kExitInvalidDocument : kExitOk;
 }
 
 }  // namespace qs
