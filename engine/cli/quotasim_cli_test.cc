@@ -272,6 +272,19 @@ TEST_F(CliTest, ValidateReportsWhatARunWouldMeet) {
     EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
   }
   EXPECT_EQ(Quotasim("validate --strict " + problems).exit_code, 2);
+  // The run of it completes, and ends with a warnings block; --strict exits 2.
+  Result run = Quotasim("run -q " + problems);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("warnings:\n  2 request(s) rejected (listed above)\n"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("  1 job(s) never ran: their share's limits or the environment cannot hold them (e.g. "
+                            "too_big: MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(Quotasim("run -q --strict " + problems).exit_code, 2);
+  EXPECT_EQ(Quotasim("run -q --strict --engine reference " + problems).exit_code, 2);
+  Result clean_run = Quotasim("run -q --strict " + kNotebook);
+  EXPECT_EQ(clean_run.exit_code, 0) << clean_run.output;
+  EXPECT_EQ(clean_run.output.find("warnings"), std::string::npos) << clean_run.output;
   Result clean = Quotasim("validate --strict " + kNotebook);
   EXPECT_EQ(clean.exit_code, 0) << clean.output;
   EXPECT_EQ(clean.output.find("problem"), std::string::npos) << clean.output;

@@ -3,11 +3,14 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "boost/program_options.hpp"
 #include "engine/log/async_log.h"
 #include "engine/cli/command_line.h"
@@ -19,6 +22,7 @@
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
 #include "engine/util/atomic_file.h"
+#include "engine/util/strings.h"
 #include "engine/model/scenario_index.h"
 #include "engine/io/scenario_json.h"
 #include "engine/log/summary.h"
@@ -30,22 +34,25 @@ namespace po = boost::program_options;
 namespace qs {
 namespace {
 
-// Reports rejected requests on stderr (the first few), naming the file and
-// the JSON path, while the run goes on.
-class RejectionReporter : public LogSink {
+// What went wrong in a run that still completed: rejected requests (the
+// first few reported on stderr as they happen, naming the file and the JSON
+// path) and jobs that never ran because their share or the environment
+// cannot hold them (a MISCONFIGURATION reason and never SCHEDULED). Print()
+// writes the closing warnings block; `run --strict` makes it an error.
+class RunWarnings : public LogSink {
  public:
-  RejectionReporter(std::string source, bool logged) : source_(std::move(source)), logged_(logged) {}
-  ~RejectionReporter() override {
-    if (count_ > kShown) {
-      std::fprintf(stderr, "quotasim: %s: %lld more rejected requests (%s)\n", source_.c_str(),
-                   static_cast<long long>(count_ - kShown),
-                   logged_ ? "see the event log" : "--events FILE logs them all");
+  explicit RunWarnings(std::string source) : source_(std::move(source)) {}
+  void OnJob(const JobRecord& r) override {
+    uint8_t& f = FlagsOf(r);
+    if (r.status == JobStatus::kScheduled) f |= kRan;
+    if (r.status_reason.substr(0, kMisconfig.size()) == kMisconfig) {
+      f |= kMisconfigured;
+      if (example_.empty()) example_ = absl::StrCat(Sv(r.job_name), ": ", Sv(reasons::ReasonCode(r.status_reason)));
     }
   }
-  void OnJob(const JobRecord&) override {}
   void OnSnapshot(const SnapshotRecord&) override {}
   void OnRejected(const RejectedRecord& r) override {
-    if (++count_ <= kShown) {
+    if (++rejected_ <= kShown) {
       std::fprintf(stderr, "quotasim: %s: %.*s: %.*s rejected at t=%s: %.*s\n", source_.c_str(),
                    static_cast<int>(r.path.size()), r.path.data(), static_cast<int>(r.action.size()),
                    r.action.data(), FormatSeconds(r.time).c_str(), static_cast<int>(r.message.size()),
@@ -53,11 +60,44 @@ class RejectionReporter : public LogSink {
     }
   }
 
+  int64_t never_ran() const {
+    int64_t n = 0;
+    for (uint8_t f : by_slot_) n += f == kMisconfigured ? 1 : 0;
+    for (const auto& [name, f] : by_name_) n += f == kMisconfigured ? 1 : 0;
+    return n;
+  }
+  bool any() const { return rejected_ > 0 || never_ran() > 0; }
+  // The warnings block (nothing when there is nothing to say).
+  void Print(bool logged) const {
+    const int64_t never = never_ran();
+    if (rejected_ == 0 && never == 0) return;
+    std::fprintf(stderr, "quotasim: %s: warnings:\n", source_.c_str());
+    if (rejected_ > 0) {
+      std::fprintf(stderr, "  %lld request(s) rejected (%s)\n", static_cast<long long>(rejected_),
+                   rejected_ <= kShown ? "listed above"
+                   : logged        ? "the first 20 above; the event log has them all"
+                                   : "the first 20 above; --events FILE logs them all");
+    }
+    if (never > 0) {
+      std::fprintf(stderr, "  %lld job(s) never ran: their share's limits or the environment cannot hold them (e.g. %s)\n",
+                   static_cast<long long>(never), example_.c_str());
+    }
+  }
+
  private:
   static constexpr int64_t kShown = 20;
+  static constexpr uint8_t kRan = 1, kMisconfigured = 2;
+  static constexpr std::string_view kMisconfig = "MISCONFIGURATION:";
+  uint8_t& FlagsOf(const JobRecord& r) {
+    if (r.job_slot < 0) return by_name_[std::string(r.job_name)];  // the reference engine's records
+    if (static_cast<size_t>(r.job_slot) >= by_slot_.size()) by_slot_.resize(static_cast<size_t>(r.job_slot) + 1, 0);
+    return by_slot_[static_cast<size_t>(r.job_slot)];
+  }
   std::string source_;
-  bool logged_;
-  int64_t count_ = 0;
+  int64_t rejected_ = 0;
+  std::vector<uint8_t> by_slot_;
+  std::map<std::string, uint8_t> by_name_;
+  std::string example_;
 };
 
 }  // namespace
@@ -81,7 +121,8 @@ int RunCommand(const std::vector<std::string>& args) {
       "cycle-preemptions", po::value<int64_t>(&cycle_preemptions)->default_value(kDefaultCyclePreemptions),
       "stop a run caught in a preemption cycle once a job is preempted this often with nothing "
       "finishing in between (exit 1; 0 = never)")(
-      "quiet,q", "do not print the per-share table");
+      "quiet,q", "do not print the per-share table")(
+      "strict", "exit 2 when requests were rejected or jobs never ran (the warnings block)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
   po::positional_options_description pos;
@@ -90,8 +131,9 @@ int RunCommand(const std::vector<std::string>& args) {
   if (std::optional<int> done = ParseCommandLine("run", args, opts, hidden, pos,
                                                  "\nPrints a per-share table to stdout. Exit 0 on a completed run; 1 when the run could not\n"
                  "complete (stopped in a preemption cycle, invariant violations, I/O errors); 2 on a usage\n"
-                 "error or an invalid scenario document. Rejected requests are logged and reported\n"
-                 "on stderr while the run goes on.\n", vm)) {
+                 "error or an invalid scenario document (--strict: also when requests were rejected or\n"
+                 "jobs never ran). Rejected requests are logged and reported on stderr while the run goes\n"
+                 "on; a warnings block at the end counts them and the jobs that never ran.\n", vm)) {
     return *done;
   }
   if (scenario_path.empty()) return UsageError("run", "missing SCENARIO argument");
@@ -130,8 +172,8 @@ int RunCommand(const std::vector<std::string>& args) {
   // Formats and writes the log and builds the summary on its own thread,
   // off the engine's.
   AsyncLog async(events_file ? &events_file->stream() : nullptr, &summary);
-  RejectionReporter reporter(scenario_path, /*logged=*/events_file != nullptr);
-  TeeSink tee({&async, &reporter});
+  RunWarnings warnings(scenario_path);
+  TeeSink tee({&async, &warnings});
   RunOptions options;
   options.check_invariants = vm.count("no-check") == 0;
   options.full_invariant_check = vm.count("full-check") > 0;
@@ -167,10 +209,15 @@ int RunCommand(const std::vector<std::string>& args) {
               << "\n";
     if (!summary_path.empty()) table_out << "summary: " << (summary_path == "-" ? "(standard output)" : summary_path) << "\n";
   }
+  warnings.Print(/*logged=*/events_file != nullptr && !events_file->is_stdout());
   if (!stats.stopped.empty()) {
     // The log and summary were written up to the stop, as at a horizon.
     std::cerr << "quotasim: " << scenario_path << ": " << stats.stopped << "\n";
     return kExitError;
+  }
+  if (vm.count("strict") && warnings.any()) {
+    std::cerr << "quotasim: " << scenario_path << ": --strict: the run met the problems above\n";
+    return kExitInvalidDocument;
   }
   return kExitOk;
 }
