@@ -138,14 +138,13 @@ void SetCounters(benchmark::State& state, int64_t jobs, int64_t events) {
 // (AsyncLog), with the invariant checks on, as `quotasim run` does. Nothing
 // holds the scenario as request objects, so the peak RSS counter is the
 // path's own.
-absl::StatusOr<Result> GenerateAndStream(const gen::GenOptions& o, const std::string& path) {
-  if (absl::Status st = gen::GenerateQsbFile(o, path); !st.ok()) return st;
+// `quotasim run X.qsb --summary S` in process: the file streamed into the
+// fast engine, the summary built on AsyncLog's thread.
+absl::StatusOr<Result> StreamRun(const std::string& path, const RunOptions& ro) {
   absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream = gen::QsbFileStream::Open(path);
   if (!stream.ok()) return stream.status();
   SummaryBuilder b;
   AsyncLog async(nullptr, &b);
-  RunOptions ro;
-  ro.check_invariants = true;
   absl::StatusOr<RunStats> stats = RunFastEngine(**stream, async, ro);
   async.Flush();
   if (!stats.ok()) return stats.status();
@@ -153,6 +152,13 @@ absl::StatusOr<Result> GenerateAndStream(const gen::GenOptions& o, const std::st
   r.stats = *stats;
   r.summary = SummaryToJson(b.Build(r.stats.invariant_violations));
   return r;
+}
+
+absl::StatusOr<Result> GenerateAndStream(const gen::GenOptions& o, const std::string& path) {
+  if (absl::Status st = gen::GenerateQsbFile(o, path); !st.ok()) return st;
+  RunOptions ro;
+  ro.check_invariants = true;
+  return StreamRun(path, ro);
 }
 
 void BM_EndToEnd(benchmark::State& state) {
@@ -211,25 +217,16 @@ void BM_HugePages(benchmark::State& state) {
   std::string first;
   for (auto _ : state) {
     const rusage before = usage();
-    absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream = gen::QsbFileStream::Open(path);
-    if (!stream.ok()) {
-      state.SkipWithError(std::string(stream.status().message()).c_str());
-      break;
-    }
-    SummaryBuilder b;
-    AsyncLog async(nullptr, &b);
     RunOptions ro;
     ro.huge_pages = huge;
-    absl::StatusOr<RunStats> stats = RunFastEngine(**stream, async, ro);
-    async.Flush();
+    absl::StatusOr<Result> run = StreamRun(path, ro);
     const rusage after = usage();
-    if (!stats.ok() || stats->invariant_violations != 0) {
+    if (!run.ok() || run->stats.invariant_violations != 0) {
       state.SkipWithError("the run failed or violated an invariant");
       break;
     }
-    const std::string summary = SummaryToJson(b.Build(0));
-    if (first.empty()) first = summary;
-    if (summary != first) {
+    if (first.empty()) first = run->summary;
+    if (run->summary != first) {
       state.SkipWithError("runs gave different summaries");
       break;
     }
