@@ -1,5 +1,8 @@
 // `quotasim run` and `quotasim validate`.
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -34,6 +37,43 @@ namespace po = boost::program_options;
 namespace qs {
 namespace {
 
+// Progress of a long run on stderr, on a terminal only (never in a pipe or
+// a log file): simulated time and jobs submitted out of the scenario's,
+// redrawn at most once a second. Checks the clock once every 64Ki records.
+class RunProgress : public LogSink {
+ public:
+  explicit RunProgress(int64_t jobs) : jobs_(jobs), on_(isatty(STDERR_FILENO) != 0) {}
+  ~RunProgress() override { Clear(); }
+  void OnJob(const JobRecord& r) override {
+    if (!on_) return;
+    if (r.status == JobStatus::kSubmitted) ++submitted_;
+    if ((++records_ & 0xFFFF) != 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::seconds(1)) return;
+    last_ = now;
+    const double pct = jobs_ > 0 ? 100.0 * static_cast<double>(submitted_) / static_cast<double>(jobs_) : 0.0;
+    std::fprintf(stderr, "\r\033[Kquotasim run: simulated %.1f days, %lld of %lld jobs submitted (%.0f%%)",
+                 static_cast<double>(r.time) / (86400.0 * kMillisPerSecond), static_cast<long long>(submitted_),
+                 static_cast<long long>(jobs_), pct);
+    shown_ = true;
+  }
+  void OnSnapshot(const SnapshotRecord&) override {}
+  void OnRejected(const RejectedRecord&) override {}
+  // Erases the progress line (before anything else is printed).
+  void Clear() {
+    if (!shown_) return;
+    std::fprintf(stderr, "\r\033[K");
+    shown_ = false;
+  }
+
+ private:
+  const int64_t jobs_;
+  const bool on_;
+  int64_t submitted_ = 0, records_ = 0;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  bool shown_ = false;
+};
+
 // What went wrong in a run that still completed: rejected requests (the
 // first few reported on stderr as they happen, naming the file and the JSON
 // path) and jobs that never ran because their share or the environment
@@ -41,7 +81,8 @@ namespace {
 // writes the closing warnings block; `run --strict` makes it an error.
 class RunWarnings : public LogSink {
  public:
-  explicit RunWarnings(std::string source) : source_(std::move(source)) {}
+  // `progress`: erased before a line is printed.
+  RunWarnings(std::string source, RunProgress* progress) : source_(std::move(source)), progress_(progress) {}
   void OnJob(const JobRecord& r) override {
     uint8_t& f = FlagsOf(r);
     if (r.status == JobStatus::kScheduled) f |= kRan;
@@ -53,6 +94,7 @@ class RunWarnings : public LogSink {
   void OnSnapshot(const SnapshotRecord&) override {}
   void OnRejected(const RejectedRecord& r) override {
     if (++rejected_ <= kShown) {
+      progress_->Clear();
       std::fprintf(stderr, "quotasim: %s: %.*s: %.*s rejected at t=%s: %.*s\n", source_.c_str(),
                    static_cast<int>(r.path.size()), r.path.data(), static_cast<int>(r.action.size()),
                    r.action.data(), FormatSeconds(r.time).c_str(), static_cast<int>(r.message.size()),
@@ -94,6 +136,7 @@ class RunWarnings : public LogSink {
     return by_slot_[static_cast<size_t>(r.job_slot)];
   }
   std::string source_;
+  RunProgress* progress_;
   int64_t rejected_ = 0;
   std::vector<uint8_t> by_slot_;
   std::map<std::string, uint8_t> by_name_;
@@ -172,8 +215,9 @@ int RunCommand(const std::vector<std::string>& args) {
   // Formats and writes the log and builds the summary on its own thread,
   // off the engine's.
   AsyncLog async(events_file ? &events_file->stream() : nullptr, &summary);
-  RunWarnings warnings(scenario_path);
-  TeeSink tee({&async, &warnings});
+  RunProgress progress(opened->head().submit_count);
+  RunWarnings warnings(scenario_path, &progress);
+  TeeSink tee({&async, &progress, &warnings});
   RunOptions options;
   options.check_invariants = vm.count("no-check") == 0;
   options.full_invariant_check = vm.count("full-check") > 0;
@@ -189,6 +233,7 @@ int RunCommand(const std::vector<std::string>& args) {
                                                        options.cycle_preemptions);
   }
   async.Flush();
+  progress.Clear();
   if (events_file) {
     if (absl::Status st = events_file->Commit(); !st.ok()) return ReportError(st);
   }
