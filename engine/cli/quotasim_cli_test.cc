@@ -235,6 +235,13 @@ TEST_F(CliTest, DashWritesTheLogToStandardOutput) {
                                          " --events - 2>/dev/null)");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.output, ReadFile(ev));
+  // A name ending in .gz is gzip-compressed: gunzip gives the same bytes.
+  fs::path gz = dir_ / "e.jsonl.gz";
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --events " + gz.string()).exit_code, 0);
+  Result unzipped = qs::testing::RunCommandLine("(gzip -dc " + gz.string() + " 2>/dev/null)");
+  EXPECT_EQ(unzipped.exit_code, 0);
+  EXPECT_EQ(unzipped.output, ReadFile(ev));
+  EXPECT_LT(fs::file_size(gz), fs::file_size(ev) / 3);
   Result both = Quotasim("run " + kNotebook + " --events - --summary -");
   EXPECT_EQ(both.exit_code, 2) << both.output;
 }

@@ -25,6 +25,7 @@
 #include "engine/gen/qsb.h"
 #include "engine/run.h"
 #include "engine/util/atomic_file.h"
+#include "engine/util/gzip_ostream.h"
 #include "engine/util/strings.h"
 #include "engine/model/scenario_index.h"
 #include "engine/io/scenario_json.h"
@@ -152,7 +153,8 @@ int RunCommand(const std::vector<std::string>& args) {
   int64_t cycle_preemptions = kDefaultCyclePreemptions;
   opts.add_options()("help,h", "show this help")(
       "events", po::value<std::string>(&events_path),
-      "write the event log (JSON Lines) to this file; - for standard output")(
+      "write the event log (JSON Lines) to this file; - for standard output; a name ending in .gz is "
+      "gzip-compressed")(
       "summary", po::value<std::string>(&summary_path),
       "write the run summary (JSON) to this file; - for standard output")(
       "threads", po::value<int>(&threads)->default_value(0),
@@ -214,7 +216,12 @@ int RunCommand(const std::vector<std::string>& args) {
   SummaryBuilder summary;
   // Formats and writes the log and builds the summary on its own thread,
   // off the engine's.
-  AsyncLog async(events_file ? &events_file->stream() : nullptr, &summary);
+  // A log named *.gz is gzip-compressed as it is written.
+  const bool gzip_log = events_path.size() > 3 && events_path.compare(events_path.size() - 3, 3, ".gz") == 0;
+  std::unique_ptr<GzipOstream> gz;
+  if (events_file && gzip_log) gz = std::make_unique<GzipOstream>(events_file->stream());
+  std::ostream* log_out = gz ? gz.get() : events_file ? &events_file->stream() : nullptr;
+  AsyncLog async(log_out, &summary);
   RunProgress progress(opened->head().submit_count);
   RunWarnings warnings(scenario_path, &progress);
   TeeSink tee({&async, &progress, &warnings});
@@ -234,6 +241,7 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   async.Flush();
   progress.Clear();
+  if (gz && !gz->Finish()) return ReportError(absl::DataLossError("cannot write " + events_path));
   if (events_file) {
     if (absl::Status st = events_file->Commit(); !st.ok()) return ReportError(st);
   }
