@@ -53,8 +53,9 @@ int64_t PeakRssBytes() {
   return static_cast<int64_t>(u.ru_maxrss) * 1024;
 }
 
-gen::GenOptions Options(int64_t jobs, uint64_t seed = 11) {
-  gen::GenOptions o;
+// The workload of a row: `gen`'s default profile (steady) unless asked.
+gen::GenOptions Options(int64_t jobs, uint64_t seed = 11, gen::Profile profile = gen::Profile::kSteady) {
+  gen::GenOptions o = gen::GenOptions::For(profile);
   o.jobs = jobs;
   o.shares = 20;
   o.units = 5;
@@ -79,12 +80,14 @@ const Scenario& CachedScenario(int64_t jobs, double load = gen::GenOptions().loa
 // The fast vs reference comparison runs at load 0.5: the reference rescans
 // the queued and running jobs for every decision, and those grow with the
 // run (the generator scales the arrival rate with it) and with the load; at
-// the default load 0.9 the 1e5-job reference run would dominate the suite.
+// the steady profile's load 0.7 the 1e5-job reference run would dominate
+// the suite.
 constexpr double kComparisonLoad = 0.5;
 
 struct Result {
   std::string summary;
   RunStats stats;
+  Summary figures;  // what `summary` is the JSON of
 };
 
 Result RunFast(const Scenario& sc, LogSink* extra = nullptr) {
@@ -150,8 +153,26 @@ absl::StatusOr<Result> StreamRun(const std::string& path, const RunOptions& ro) 
   if (!stats.ok()) return stats.status();
   Result r;
   r.stats = *stats;
-  r.summary = SummaryToJson(b.Build(r.stats.invariant_violations));
+  r.figures = b.Build(r.stats.invariant_violations);
+  r.summary = SummaryToJson(r.figures);
   return r;
+}
+
+// The regime the run was in, beside its speed (issue "Engine v2", item 7):
+// the backlog (peak, mean over the arrivals, at the last arrival), the
+// environment's utilisation (mean over the types), the waits and the
+// rejected requests.
+void SetRegimeCounters(benchmark::State& state, const Summary& s) {
+  state.counters["backlog_peak"] = static_cast<double>(s.backlog.peak);
+  state.counters["backlog_mean"] = s.backlog.mean_over_arrivals;
+  state.counters["backlog_end"] = static_cast<double>(s.backlog.at_last_submission);
+  double util = 0;
+  for (const auto& [unit, u] : s.utilisation) util += u;
+  state.counters["utilisation"] = s.utilisation.empty() ? 0.0 : util / static_cast<double>(s.utilisation.size());
+  state.counters["wait_p50_s"] = static_cast<double>(s.total.wait.p50) / 1000.0;
+  state.counters["wait_p95_s"] = static_cast<double>(s.total.wait.p95) / 1000.0;
+  state.counters["wait_p99_s"] = static_cast<double>(s.total.wait.p99) / 1000.0;
+  state.counters["rejected"] = static_cast<double>(s.rejected_requests);
 }
 
 absl::StatusOr<Result> GenerateAndStream(const gen::GenOptions& o, const std::string& path) {
@@ -162,12 +183,13 @@ absl::StatusOr<Result> GenerateAndStream(const gen::GenOptions& o, const std::st
 }
 
 void BM_EndToEnd(benchmark::State& state) {
-  const int64_t jobs = Scale(state.range(0));
+  const gen::Profile profile = state.range(0) == 0 ? gen::Profile::kSteady : gen::Profile::kStress;
+  const int64_t jobs = Scale(state.range(1));
   const std::string path =
       (std::filesystem::temp_directory_path() / absl::StrCat("quotasim-bench-", getpid(), "-", jobs, ".qsb")).string();
   // The checked run: no invariant violation; at small sizes the reference's
   // summary.
-  absl::StatusOr<Result> checked = GenerateAndStream(Options(jobs), path);
+  absl::StatusOr<Result> checked = GenerateAndStream(Options(jobs, 11, profile), path);
   if (!checked.ok()) {
     state.SkipWithError(std::string(checked.status().message()).c_str());
     return;
@@ -176,13 +198,13 @@ void BM_EndToEnd(benchmark::State& state) {
     state.SkipWithError(("invariant violations: " + checked->stats.violation_messages[0]).c_str());
     return;
   }
-  if (jobs <= 1000 && checked->summary != RunReference(*gen::Generate(Options(jobs))).summary) {
+  if (jobs <= 1000 && checked->summary != RunReference(*gen::Generate(Options(jobs, 11, profile))).summary) {
     state.SkipWithError("streamed fast engine and reference engine summaries differ");
     return;
   }
   int64_t events = 0;
   for (auto _ : state) {
-    absl::StatusOr<Result> r = GenerateAndStream(Options(jobs), path);
+    absl::StatusOr<Result> r = GenerateAndStream(Options(jobs, 11, profile), path);
     if (!r.ok() || r->summary != checked->summary) {
       state.SkipWithError("the timed run's summary differs from the checked run's");
       break;
@@ -191,8 +213,17 @@ void BM_EndToEnd(benchmark::State& state) {
   }
   std::filesystem::remove(path);
   SetCounters(state, jobs, events);
+  SetRegimeCounters(state, checked->figures);
 }
-BENCHMARK(BM_EndToEnd)->ArgName("jobs")->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+// profile 0: steady (gen's default), 1: stress.
+BENCHMARK(BM_EndToEnd)
+    ->ArgNames({"profile", "jobs"})
+    ->Args({0, 100'000})
+    ->Args({0, 1'000'000})
+    ->Args({1, 100'000})
+    ->Args({1, 1'000'000})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // RunOptions::huge_pages (engine/util/huge_pages.h) on and off: the streamed
 // run of `quotasim run X.qsb --summary S` on a 1e6-job file written once
@@ -359,7 +390,7 @@ BENCHMARK(BM_WithoutEventLog)->ArgName("jobs")->Arg(100'000)->Iterations(3)->Uni
 // Victim selection under pressure: an overloaded workload with short runs
 // where most shares borrow and in-share preemption is on.
 void BM_PreemptionHeavy(benchmark::State& state) {
-  gen::GenOptions o = Options(Scale(state.range(0)), 99);
+  gen::GenOptions o = Options(Scale(state.range(0)), 99, gen::Profile::kStress);
   o.load = 3.0;
   o.median_run_seconds = 120;
   o.priority_update_fraction = 0.2;
@@ -531,7 +562,13 @@ BENCHMARK(BM_VictimSelection)->ArgName("dispatched")->Arg(1'000)->Arg(100'000)->
 // The 10-million-job target of issue #3: one timed iteration after the
 // checked run. scripts/bench runs it in a process of its own, so that its
 // peak RSS counter is this path's alone.
-BENCHMARK(BM_EndToEnd)->ArgName("jobs")->Arg(10'000'000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_EndToEnd)
+    ->ArgNames({"profile", "jobs"})
+    ->Args({0, 10'000'000})
+    ->Args({1, 10'000'000})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace qs

@@ -16,6 +16,13 @@ import sys
 BEGIN, END = "<!-- BENCH-TABLE:BEGIN -->", "<!-- BENCH-TABLE:END -->"
 
 
+def human(sec):
+    for limit, div, unit in ((60, 1, "s"), (3600, 60, "m"), (86400, 3600, "h")):
+        if sec < limit:
+            return f"{sec / div:.1f}{unit}"
+    return f"{sec / 86400:.1f}d"
+
+
 def fmt(x):
     for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if abs(x) >= div:
@@ -43,11 +50,11 @@ def trace_lines(src):
     return lines
 
 
-def main(src, readme, trace_src=None, big_src=None):
+def main(src, readme, trace_src=None, *big_srcs):
     data = json.load(open(src))
     ctx = data["context"]
     rows = {b["name"]: b for b in data["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
-    if big_src:
+    for big_src in big_srcs:
         for b in json.load(open(big_src))["benchmarks"]:
             if b.get("run_type", "iteration") == "iteration":
                 rows[b["name"]] = dict(b, name=b["name"] + " (own process)")
@@ -62,7 +69,7 @@ def main(src, readme, trace_src=None, big_src=None):
              f"(the packaged Google Benchmark library reports build type {ctx.get('library_build_type', '?')}).", "",
              "Peak RSS is the process high-water mark after each benchmark, so it only grows down the table: "
              "bytes/job is meaningful for the first row of each size only"
-             + (f"; rows marked (own process) ran alone, from `{big_src}`." if big_src else "."), "",
+             + (f"; rows marked (own process) ran alone, from {', '.join('`' + b + '`' for b in big_srcs)}." if big_srcs else "."), "",
              "| benchmark | wall time | jobs/s | events/s | peak RSS | bytes/job |",
              "|---|---|---|---|---|---|"]
     for name, b in rows.items():
@@ -74,6 +81,18 @@ def main(src, readme, trace_src=None, big_src=None):
         shown = f"{t:.3g}" if t < 100 else f"{t:.1f}"
         lines.append(f"| {b.get('name', name)} | {shown} {unit} | {fmt(b.get('jobs_per_s', 0))} | {fmt(b.get('events_per_s', 0))} | "
                      f"{fmt(b.get('peak_rss_bytes', 0))}B | {fmt(b.get('bytes_per_job', 0))} |")
+
+    # The regime each end-to-end row ran in (profile 0: steady, gen's
+    # default; 1: stress), beside its speed.
+    regime = [(n, b) for n, b in rows.items() if n.startswith("BM_EndToEnd/profile:") and not b.get("error_occurred")]
+    if regime:
+        lines += ["", "The regime of the end-to-end rows (from the checked run's summary; backlog = jobs waiting):", "",
+                  "| benchmark | backlog peak | backlog mean over arrivals | backlog at last arrival | utilisation | wait p50 | wait p95 | wait p99 | rejected requests |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for n, b in regime:
+            lines.append(f"| {b.get('name', n)} | {fmt(b.get('backlog_peak', 0))} | {fmt(b.get('backlog_mean', 0))} | "
+                         f"{fmt(b.get('backlog_end', 0))} | {100 * b.get('utilisation', 0):.0f}% | {human(b.get('wait_p50_s', 0))} | "
+                         f"{human(b.get('wait_p95_s', 0))} | {human(b.get('wait_p99_s', 0))} | {int(b.get('rejected', 0))} |")
 
     def quotient(num, den):  # real_time of num / den, when both ran cleanly
         if all(n in rows and not rows[n].get("error_occurred") for n in (num, den)):
@@ -111,5 +130,4 @@ def main(src, readme, trace_src=None, big_src=None):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None,
-         sys.argv[4] if len(sys.argv) > 4 else None)
+    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None, *sys.argv[4:])

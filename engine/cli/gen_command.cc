@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "boost/program_options.hpp"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
@@ -18,6 +19,7 @@
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/io/scenario_json.h"
+#include "engine/log/summary.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
 
@@ -46,18 +48,23 @@ std::optional<int64_t> ParseCount(const std::string& text) {
 
 int GenCommand(const std::vector<std::string>& args) {
   gen::GenOptions o;
+  std::string profile_text = "steady";
+  double load = 0;
   std::string jobs_text = std::to_string(o.jobs);
   std::string out;
   int threads = 0;
   bool no_preemption = false;
   po::options_description opts("quotasim gen --jobs N --out FILE [options]");
   opts.add_options()("help,h", "show this help")(
+      "profile", po::value<std::string>(&profile_text)->default_value(profile_text),
+      "workload shape: steady (a cluster in a stable regime: bounded backlog, waits of minutes to hours) "
+      "or stress (saturated: day-long bursts, random priorities, a growing backlog)")(
       "jobs", po::value<std::string>(&jobs_text)->default_value(jobs_text),
       "job submissions (1 .. 100000000; 1e6 is 1000000)")(
       "shares", po::value<int>(&o.shares)->default_value(o.shares), "quota shares (1 .. 20)")(
       "units", po::value<int>(&o.units)->default_value(o.units), "GPU instance types (1 .. 5)")(
       "seed", po::value<uint64_t>(&o.seed)->default_value(o.seed), "random seed")(
-      "load", po::value<double>(&o.load)->default_value(o.load, absl::StrCat(o.load)), "offered load per share and type (instance-time / limit)")(
+      "load", po::value<double>(&load), "offered load per share and type (instance-time / limit; default 0.7 steady, 0.9 stress)")(
       "median-run-seconds", po::value<double>(&o.median_run_seconds)->default_value(o.median_run_seconds),
       "median run time (lognormal, sigma 1.6)")(
       "max-run-seconds", po::value<double>(&o.max_run_seconds)->default_value(o.max_run_seconds),
@@ -83,6 +90,13 @@ int GenCommand(const std::vector<std::string>& args) {
     return UsageError("gen", "--jobs " + jobs_text + ": not a whole number of jobs");
   }
   if (out.empty()) return UsageError("gen", "--out FILE is required");
+  if (std::optional<gen::Profile> p = gen::ParseProfile(profile_text)) {
+    const gen::GenOptions defaults = gen::GenOptions::For(*p);
+    o.profile = *p;
+    o.load = vm.count("load") != 0 ? load : defaults.load;
+  } else {
+    return UsageError("gen", "--profile " + profile_text + ": expected steady or stress");
+  }
   auto ends_with = [&out](std::string_view ext) {
     return out.size() > ext.size() && out.compare(out.size() - ext.size(), ext.size(), ext) == 0;
   };
@@ -107,9 +121,10 @@ int GenCommand(const std::vector<std::string>& args) {
   }
   // The file appears under its name only when complete (a temporary name
   // beside it, then a rename; engine/util/atomic_file.h).
+  gen::OfferedLoad offered;
   if (qsb) {
     const std::string temp = TempPathBeside(out);
-    absl::Status s = gen::GenerateQsbFile(o, temp);
+    absl::Status s = gen::GenerateQsbFile(o, temp, gen::kQsbBlockEvents, &offered);
     if (s.ok()) {
       s = RenameOver(temp, out);
     } else {
@@ -121,7 +136,7 @@ int GenCommand(const std::vector<std::string>& args) {
       return kExitError;
     }
   } else {
-    absl::StatusOr<Scenario> sc = gen::Generate(o);
+    absl::StatusOr<Scenario> sc = gen::Generate(o, &offered);
     if (!sc.ok()) {
       std::cerr << "quotasim gen: " << sc.status().message() << "\n";
       return kExitError;
@@ -134,7 +149,15 @@ int GenCommand(const std::vector<std::string>& args) {
     }
   }
   std::cerr << "quotasim gen: wrote " << o.jobs << " jobs, " << o.shares << " shares, " << o.units
-            << " instance types to " << out << "\n";
+            << " instance types to " << out << " (profile " << gen::ProfileName(o.profile) << ", load " << o.load << ")\n";
+  // What the workload offers; `quotasim run` shows what the engine made of
+  // it (utilisation, waits, backlog).
+  std::cerr << "  arrivals over " << HumanDuration(offered.span) << "; "
+            << offered.follow_ups << " priority updates and terminations, each aimed at a job "
+            << (o.profile == gen::Profile::kSteady ? "still alive" : "that may be gone") << "\n"
+            << "  offered utilisation (instance-time asked / capacity over the arrivals):";
+  for (const auto& [unit, u] : offered.utilisation) std::cerr << " " << unit << " " << absl::StrFormat("%.0f%%", 100 * u);
+  std::cerr << "\n";
   return kExitOk;
 }
 

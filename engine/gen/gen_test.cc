@@ -92,6 +92,51 @@ TEST(GeneratorTest, WorkloadHasTheDocumentedShape) {
   EXPECT_GT(runs.back(), 86'400'000);  // a tail to days
 }
 
+// The stress profile is gen's shape before profiles, byte for byte: the
+// FNV-1a hash of a small scenario's .qsb bytes, taken from the binary of
+// the commit before profiles (70e3da3) and unchanged since.
+TEST(GeneratorTest, StressProfileKeepsTheBytesOfTheOldDefault) {
+  GenOptions o = GenOptions::For(Profile::kStress);
+  o.jobs = 20'000;
+  o.shares = 7;
+  o.units = 3;
+  o.seed = 3;
+  const std::string bytes = EncodeQsb(*Generate(o));
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
+  EXPECT_EQ(h, 12740764961206535229ULL) << "size " << bytes.size();
+}
+
+// Steady follow-ups aim at jobs still alive: a priority update or a
+// termination comes before the job's first attempt could end (arrival +
+// run time), and an update before the termination of the same job.
+TEST(GeneratorTest, SteadyFollowUpsComeWhileTheJobIsAlive) {
+  GenOptions o = Small();
+  o.priority_update_fraction = 0.2;
+  o.terminate_fraction = 0.1;
+  absl::StatusOr<Scenario> sc = Generate(o);
+  ASSERT_TRUE(sc.ok());
+  std::map<std::string, SimTime> ends, terminated;
+  int64_t updates = 0, terminations = 0;
+  for (const ScenarioEvent& ev : sc->events) {
+    if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) ends[*r->job_name] = ev.time + r->run_time;
+    if (const auto* r = std::get_if<UpdateServiceJobRequest>(&ev.request)) {
+      ++updates;
+      ASSERT_EQ(ends.count(*r->job_id), 1u) << *r->job_id;
+      EXPECT_LT(ev.time, ends[*r->job_id]) << *r->job_id;
+      EXPECT_EQ(terminated.count(*r->job_id), 0u) << *r->job_id;
+    }
+    if (const auto* r = std::get_if<TerminateServiceJobRequest>(&ev.request)) {
+      ++terminations;
+      ASSERT_EQ(ends.count(*r->job_id), 1u) << *r->job_id;
+      EXPECT_LT(ev.time, ends[*r->job_id]) << *r->job_id;
+      terminated[*r->job_id] = ev.time;
+    }
+  }
+  EXPECT_GT(updates, 5'000);
+  EXPECT_GT(terminations, 3'000);
+}
+
 // Every share offers about `load` times its limits on each of its types
 // (scaled down where the environment holds less than the limits add up to):
 // offered instance-time over the span, per (share, type). The old rate

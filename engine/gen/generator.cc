@@ -118,6 +118,7 @@ struct Plan {
   std::vector<GenJob> jobs;
   std::vector<Extra> extras;
   std::vector<int64_t> order;
+  OfferedLoad offered;
 };
 
 // Event `p` of plan.order, with its path "events[p]".
@@ -148,6 +149,21 @@ ScenarioEvent MakeEvent(const Plan& plan, size_t p) {
 
 }  // namespace
 
+std::optional<Profile> ParseProfile(std::string_view name) {
+  if (name == "steady") return Profile::kSteady;
+  if (name == "stress") return Profile::kStress;
+  return std::nullopt;
+}
+
+std::string_view ProfileName(Profile p) { return p == Profile::kSteady ? "steady" : "stress"; }
+
+GenOptions GenOptions::For(Profile p) {
+  GenOptions o;
+  o.profile = p;
+  o.load = p == Profile::kSteady ? 0.7 : 0.9;
+  return o;
+}
+
 absl::Status ValidateGenOptions(const GenOptions& o) {
   if (o.jobs < 1 || o.jobs > kMaxJobs) return absl::InvalidArgumentError("--jobs must be between 1 and 100000000");
   if (o.shares < 1 || o.shares > 20) return absl::InvalidArgumentError("--shares must be between 1 and 20");
@@ -171,6 +187,104 @@ absl::Status ValidateGenOptions(const GenOptions& o) {
 }
 
 namespace {
+
+// The (share, type) pairs a job is drawn from, with their jobs per second
+// and the cap on their instance counts (a quarter of the share's limit).
+struct Pair {
+  int share, unit;
+  int64_t cap;
+};
+
+// What a block's jobs are drawn from.
+struct Draw {
+  const GenOptions& o;
+  double rate;  // jobs per second
+  double sigma;
+  const std::vector<Pair>& pairs;
+  const std::vector<double>& pair_cum;
+  const std::vector<double>& count_cum;
+};
+
+// Jobs [b * kBlockJobs, end) of the steady profile; returns the block's
+// span in operational time.
+double SteadyBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, std::vector<GenJob>& jobs) {
+  const GenOptions& o = d.o;
+  const double rate = d.rate, sigma = d.sigma;
+  const std::vector<Pair>& pairs = d.pairs;
+  const std::vector<double>& pair_cum = d.pair_cum;
+  const std::vector<double>& count_cum = d.count_cum;
+  // Bursts of 50-349 jobs (a sweep of runs, a deadline) at five times
+  // the rate, starting so that about burst_fraction of the jobs are in
+  // one. They raise the queues for minutes to an hour, not for days.
+  int64_t burst_left = 0;
+  double t = 0;
+  for (int64_t i = b * kBlockJobs; i < end; ++i) {
+    GenJob& j = jobs[static_cast<size_t>(i)];
+    if (burst_left > 0) {
+      --burst_left;
+    } else if (rng.Uniform() < o.burst_fraction / 200.0) {
+      burst_left = 50 + rng.Below(300);
+    }
+    t += rng.Exponential() / rate * (burst_left > 0 ? 0.2 : 1.0);
+    j.op_time = t;
+    const Pair& pair = pairs[static_cast<size_t>(rng.Weighted(pair_cum))];
+    j.share = static_cast<int8_t>(pair.share);
+    j.unit = static_cast<int8_t>(pair.unit);
+    j.count = static_cast<int8_t>(std::min(kInstanceCounts[rng.Weighted(count_cum)], pair.cap));
+    const double run = std::min(o.max_run_seconds, o.median_run_seconds * std::exp(sigma * rng.Normal()));
+    j.run = Ms(std::max(1.0, run));
+    // Most jobs at the queue's usual priority; a fifth below it (batch
+    // sweeps), a tenth above it (urgent runs). In-share preemption then
+    // moves the few urgent jobs ahead instead of churning every job.
+    const double pr = rng.Uniform();
+    j.priority = static_cast<int8_t>(pr < 0.85 ? 5 : pr < 0.9 ? rng.Below(5) : 6 + rng.Below(4));
+    j.failed = rng.Uniform() < 0.02;
+    // Follow-ups come while the job is alive: before its first attempt
+    // could end (a wait or a preemption only makes it later), the
+    // update before the termination.
+    if (rng.Uniform() < o.priority_update_fraction) {
+      j.update_after = static_cast<int32_t>(rng.Uniform() * static_cast<double>(std::min<SimTime>(j.run, 7'200'000)));
+      j.new_priority = static_cast<int8_t>(rng.Below(10));
+    }
+    if (rng.Uniform() < o.terminate_fraction) {
+      j.terminate_after = static_cast<int32_t>(rng.Uniform() * static_cast<double>(std::min<SimTime>(j.run, 3'600'000)));
+      if (j.update_after >= j.terminate_after) j.update_after = -1;
+    }
+  }
+  return t;
+}
+
+// The same for the stress profile (the shape of gen before profiles, byte
+// for byte): a block is a burst, at ten times the rate, with probability
+// burst_fraction.
+double StressBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, std::vector<GenJob>& jobs) {
+  const GenOptions& o = d.o;
+  const double rate = d.rate, sigma = d.sigma;
+  const std::vector<Pair>& pairs = d.pairs;
+  const std::vector<double>& pair_cum = d.pair_cum;
+  const std::vector<double>& count_cum = d.count_cum;
+  const bool burst = rng.Uniform() < o.burst_fraction;
+  double t = 0;
+  for (int64_t i = b * kBlockJobs; i < end; ++i) {
+    GenJob& j = jobs[static_cast<size_t>(i)];
+    t += rng.Exponential() / rate * (burst ? 0.1 : 1.0);
+    j.op_time = t;
+    const Pair& pair = pairs[static_cast<size_t>(rng.Weighted(pair_cum))];
+    j.share = static_cast<int8_t>(pair.share);
+    j.unit = static_cast<int8_t>(pair.unit);
+    j.count = static_cast<int8_t>(std::min(kInstanceCounts[rng.Weighted(count_cum)], pair.cap));
+    const double run = std::min(o.max_run_seconds, o.median_run_seconds * std::exp(sigma * rng.Normal()));
+    j.run = Ms(std::max(1.0, run));
+    j.priority = static_cast<int8_t>(std::min<int64_t>(9, rng.Below(4) + rng.Below(4) + rng.Below(3)));
+    j.failed = rng.Uniform() < 0.02;
+    if (rng.Uniform() < o.priority_update_fraction) {
+      j.update_after = static_cast<int32_t>(Ms(rng.Uniform() * 7200));
+      j.new_priority = static_cast<int8_t>(rng.Below(10));
+    }
+    if (rng.Uniform() < o.terminate_fraction) j.terminate_after = static_cast<int32_t>(Ms(rng.Uniform() * 3600));
+  }
+  return t;
+}
 
 Plan MakePlan(const GenOptions& o) {
   Plan plan;
@@ -199,8 +313,20 @@ Plan MakePlan(const GenOptions& o) {
   std::vector<std::vector<int64_t>> limit(static_cast<size_t>(o.shares), std::vector<int64_t>(static_cast<size_t>(o.units), 0));
   std::vector<std::vector<int>> share_units(static_cast<size_t>(o.shares));
   for (int s = 0; s < o.shares; ++s) {
-    for (int u = 0; u < o.units; ++u) {
-      if (u == s % o.units || cfg.Below(100) < 50) share_units[s].push_back(u);
+    // A share's queue is one FIFO over all its types, so a head waiting for
+    // one type holds back the jobs of the others. Stress shares use about
+    // half the types; steady ones, as most teams do, one type and now and
+    // then a second.
+    if (o.profile == Profile::kSteady) {
+      const int primary = s % o.units;
+      const int second = o.units > 1 && cfg.Below(100) < 30 ? (primary + 1 + static_cast<int>(cfg.Below(o.units - 1))) % o.units : -1;
+      for (int u = 0; u < o.units; ++u) {
+        if (u == primary || u == second) share_units[s].push_back(u);
+      }
+    } else {
+      for (int u = 0; u < o.units; ++u) {
+        if (u == s % o.units || cfg.Below(100) < 50) share_units[s].push_back(u);
+      }
     }
     const double size = share_w[s] * o.shares / sum_w;
     const double total = per_share * size * static_cast<double>(4 + cfg.Below(3)) / 5;
@@ -254,12 +380,6 @@ Plan MakePlan(const GenOptions& o) {
   // 420 days and millions of jobs queued.)
   const double sigma = 1.6;
   const double mean_run = MeanClampedLognormal(o.median_run_seconds, sigma, 1.0, o.max_run_seconds);
-  // The (share, type) pairs a job is drawn from, with their jobs per second
-  // and the cap on their instance counts (a quarter of the share's limit).
-  struct Pair {
-    int share, unit;
-    int64_t cap;
-  };
   std::vector<Pair> pairs;
   std::vector<double> pair_rate;
   for (int s = 0; s < o.shares; ++s) {
@@ -284,31 +404,13 @@ Plan MakePlan(const GenOptions& o) {
   std::vector<GenJob>& jobs = plan.jobs;
   jobs.resize(static_cast<size_t>(n));
   std::vector<double> block_span(static_cast<size_t>(nblocks));
+  const Draw draw{o, rate, sigma, pairs, pair_cum, count_cum};
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, nblocks, 1), [&](const tbb::blocked_range<int64_t>& range) {
     for (int64_t b = range.begin(); b != range.end(); ++b) {
       Rng rng(o.seed, 1 + static_cast<uint64_t>(b));
-      const bool burst = rng.Uniform() < o.burst_fraction;
-      double t = 0;
       const int64_t end = std::min(n, (b + 1) * kBlockJobs);
-      for (int64_t i = b * kBlockJobs; i < end; ++i) {
-        GenJob& j = jobs[static_cast<size_t>(i)];
-        t += rng.Exponential() / rate * (burst ? 0.1 : 1.0);
-        j.op_time = t;
-        const Pair& pair = pairs[static_cast<size_t>(rng.Weighted(pair_cum))];
-        j.share = static_cast<int8_t>(pair.share);
-        j.unit = static_cast<int8_t>(pair.unit);
-        j.count = static_cast<int8_t>(std::min(kInstanceCounts[rng.Weighted(count_cum)], pair.cap));
-        const double run = std::min(o.max_run_seconds, o.median_run_seconds * std::exp(sigma * rng.Normal()));
-        j.run = Ms(std::max(1.0, run));
-        j.priority = static_cast<int8_t>(std::min<int64_t>(9, rng.Below(4) + rng.Below(4) + rng.Below(3)));
-        j.failed = rng.Uniform() < 0.02;
-        if (rng.Uniform() < o.priority_update_fraction) {
-          j.update_after = static_cast<int32_t>(Ms(rng.Uniform() * 7200));
-          j.new_priority = static_cast<int8_t>(rng.Below(10));
-        }
-        if (rng.Uniform() < o.terminate_fraction) j.terminate_after = static_cast<int32_t>(Ms(rng.Uniform() * 3600));
-      }
-      block_span[static_cast<size_t>(b)] = t;
+      block_span[static_cast<size_t>(b)] = o.profile == Profile::kSteady ? SteadyBlock(draw, rng, b, end, jobs)
+                                                                         : StressBlock(draw, rng, b, end, jobs);
     }
   }, tbb::simple_partitioner());
   std::vector<double> offset(static_cast<size_t>(nblocks), 0);
@@ -352,12 +454,16 @@ Plan MakePlan(const GenOptions& o) {
   }
   // Limit changes are temporary quota moves (a deadline, a maintenance
   // window): a share's limits go to 50-150% for half the time to the next
-  // change, then back. (Kept for ever, a cut to half left a share that
-  // cannot borrow overloaded for the rest of the span.)
+  // change, then back; in the steady profile for at most six hours. (Kept
+  // for ever, a cut to half left a share that cannot borrow overloaded for
+  // the rest of the span; kept for a quarter of the span, it left a backlog
+  // of days.)
   for (int c = 0; c < o.limit_changes; ++c) {
     const int s = static_cast<int>(cfg.Below(o.shares));
     const SimTime at = span * (c + 1) / (o.limit_changes + 1);
-    const SimTime back = at + span / (2 * (o.limit_changes + 1));
+    SimTime window = span / (2 * (o.limit_changes + 1));
+    if (o.profile == Profile::kSteady) window = std::min<SimTime>(window, 6 * 3'600'000);
+    const SimTime back = at + window;
     UpdateQuotaShareRequest change, restore;
     change.quota_share_arn = share_names[static_cast<size_t>(s)];
     restore.quota_share_arn = share_names[static_cast<size_t>(s)];
@@ -386,14 +492,30 @@ Plan MakePlan(const GenOptions& o) {
   }
   for (; k < extras.size(); ++k) plan.order.push_back(-1 - static_cast<int64_t>(k));
   sc.submit_count = n;
+
+  // The offered regime: instance-time asked per type over capacity x span.
+  OfferedLoad& off = plan.offered;
+  off.span = span;
+  std::vector<double> asked(static_cast<size_t>(o.units), 0);
+  for (const GenJob& j : jobs) asked[static_cast<size_t>(j.unit)] += static_cast<double>(j.run) / 1000.0 * j.count;
+  for (int u = 0; u < o.units; ++u) {
+    const double cap = static_cast<double>(sc.service_environment.capacity_limits[static_cast<size_t>(u)].max_capacity);
+    off.utilisation.push_back(
+        {kUnitNames[u], span > 0 ? asked[static_cast<size_t>(u)] / (cap * static_cast<double>(span) / 1000.0) : 0.0});
+  }
+  off.follow_ups = 0;
+  for (const Extra& x : extras) {
+    if (!std::holds_alternative<UpdateQuotaShareRequest>(x.request)) ++off.follow_ups;
+  }
   return plan;
 }
 
 }  // namespace
 
-absl::StatusOr<Scenario> Generate(const GenOptions& o) {
+absl::StatusOr<Scenario> Generate(const GenOptions& o, OfferedLoad* offered) {
   if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
   Plan plan = MakePlan(o);
+  if (offered != nullptr) *offered = plan.offered;
   Scenario sc = std::move(plan.head);
   sc.events.reserve(sc.events.size() + plan.order.size());
   for (size_t p = 0; p < plan.order.size(); ++p) sc.events.push_back(MakeEvent(plan, p));
@@ -402,8 +524,9 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o) {
 
 namespace {
 
-QsbParts GenerateParts(const GenOptions& o, size_t block_events) {
+QsbParts GenerateParts(const GenOptions& o, size_t block_events, OfferedLoad* offered) {
   const Plan plan = MakePlan(o);
+  if (offered != nullptr) *offered = plan.offered;
   const size_t prefix = plan.head.events.size();  // the quotaShares entries
   return EncodeQsbParts(
       plan.head, prefix + plan.order.size(),
@@ -439,7 +562,7 @@ QsbParts GenerateParts(const GenOptions& o, size_t block_events) {
 
 absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events) {
   if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
-  QsbParts parts = GenerateParts(o, block_events);
+  QsbParts parts = GenerateParts(o, block_events, nullptr);
   std::string out = std::move(parts.prefix);
   for (std::string& b : parts.blocks) {
     out += b;
@@ -448,9 +571,10 @@ absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events
   return out;
 }
 
-absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path, size_t block_events) {
+absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path, size_t block_events,
+                             OfferedLoad* offered) {
   if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
-  return WriteQsbParts(GenerateParts(o, block_events), path);
+  return WriteQsbParts(GenerateParts(o, block_events, offered), path);
 }
 
 }  // namespace qs::gen

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <cctype>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "engine/util/strings.h"
@@ -79,6 +80,18 @@ void Accumulate(ShareSummary& total, const ShareSummary& s) {
 
 }  // namespace
 
+void SummaryBuilder::SetWaiting(Track& t, bool waiting, SimTime now) {
+  if (t.waiting == waiting) return;
+  waiting_ms_ += static_cast<double>(waiting_) * static_cast<double>(now - backlog_since_);
+  backlog_since_ = now;
+  t.waiting = waiting;
+  waiting_ += waiting ? 1 : -1;
+  if (waiting_ > backlog_.peak) {
+    backlog_.peak = waiting_;
+    backlog_.peak_time = now;
+  }
+}
+
 void SummaryBuilder::CloseAttempt(Track& t, SimTime now) {
   if (!t.dispatched) return;
   t.unit->second.first += t.own * (now - t.attempt_start);
@@ -140,12 +153,17 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
   switch (r.status) {
     case JobStatus::kSubmitted:
       ++sh.s.submitted;
+      SetWaiting(t, true, r.time);
+      backlog_.at_last_submission = waiting_;
+      backlog_.last_submission = r.time;
+      waiting_ms_at_last_submission_ = waiting_ms_ + static_cast<double>(waiting_) * static_cast<double>(r.time - backlog_since_);
       break;
     case JobStatus::kRunnable:
       if (r.has_preemption_summary && t.running_since >= 0) {
         sh.s.work_lost_instance_ms += (t.own + t.borrowed) * (r.time - t.running_since);
       }
       CloseAttempt(t, r.time);
+      SetWaiting(t, true, r.time);
       if (t.first_runnable < 0) t.first_runnable = r.time;
       break;
     case JobStatus::kScheduled:
@@ -159,6 +177,7 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
         t.reclaim_start = -1;
       }
       t.dispatched = true;
+      SetWaiting(t, false, r.time);
       t.attempt_start = r.time;
       if (t.unit == nullptr || t.unit->first != r.capacity_unit) {
         auto ut = sh.s.instance_ms.try_emplace(std::string(r.capacity_unit)).first;
@@ -177,6 +196,7 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
         sh.s.work_lost_instance_ms += (t.own + t.borrowed) * (r.time - t.running_since);
       }
       CloseAttempt(t, r.time);
+      SetWaiting(t, false, r.time);
       t.terminal = true;
       t.reclaim_start = -1;
       if (r.status == JobStatus::kSucceeded) {
@@ -227,6 +247,10 @@ Summary SummaryBuilder::Build(int64_t invariant_violations) const {
   out.end_time = end_time_;
   out.invariant_violations = invariant_violations;
   out.rejected_requests = rejected_;
+  out.backlog = backlog_;
+  if (backlog_.last_submission > 0) {
+    out.backlog.mean_over_arrivals = waiting_ms_at_last_submission_ / static_cast<double>(backlog_.last_submission);
+  }
   std::vector<SimTime> all_waits, all_reclaims;
   for (const auto& [name, acc] : shares_) {
     ShareSummary s = acc.s;
@@ -252,6 +276,11 @@ std::string SummaryToJson(const Summary& s) {
   j["endTime"] = Seconds(s.end_time);
   j["invariantViolations"] = s.invariant_violations;
   j["rejectedRequests"] = s.rejected_requests;
+  j["backlog"] = {{"peak", s.backlog.peak},
+                  {"peakTime", Seconds(s.backlog.peak_time)},
+                  {"meanOverArrivals", std::round(s.backlog.mean_over_arrivals * 10) / 10},
+                  {"atLastSubmission", s.backlog.at_last_submission},
+                  {"lastSubmissionTime", Seconds(s.backlog.last_submission)}};
   nlohmann::ordered_json total = ShareJson(s.total);
   nlohmann::ordered_json util = nlohmann::ordered_json::object();
   for (const auto& [unit, u] : s.utilisation) util[unit] = u;
@@ -263,9 +292,6 @@ std::string SummaryToJson(const Summary& s) {
   return j.dump(2) + "\n";
 }
 
-namespace {
-
-// A duration in the unit a reader takes in at a glance: 42.0s, 7.5m, 3.2h, 12.4d.
 std::string HumanDuration(SimTime ms) {
   const double sec = static_cast<double>(ms) / kMillisPerSecond;
   char buf[32];
@@ -280,6 +306,8 @@ std::string HumanDuration(SimTime ms) {
   }
   return buf;
 }
+
+namespace {
 
 // Instance-milliseconds as instance-hours.
 std::string InstanceHours(int64_t instance_ms) {
@@ -365,6 +393,12 @@ std::string SummaryToTable(const Summary& s) {
   std::snprintf(line, sizeof(line), "simulated time: %s, rejected requests: %lld, invariant violations: %lld\n",
                 HumanDuration(s.end_time).c_str(), static_cast<long long>(s.rejected_requests),
                 static_cast<long long>(s.invariant_violations));
+  out += line;
+  std::snprintf(line, sizeof(line),
+                "backlog (jobs waiting): peak %lld at %s, mean %.0f over the arrivals (to %s), %lld at the last arrival\n",
+                static_cast<long long>(s.backlog.peak), HumanDuration(s.backlog.peak_time).c_str(),
+                s.backlog.mean_over_arrivals, HumanDuration(s.backlog.last_submission).c_str(),
+                static_cast<long long>(s.backlog.at_last_submission));
   out += line;
   return out;
 }

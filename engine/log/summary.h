@@ -23,6 +23,11 @@
 //  * total.utilisation[unit]: instance-seconds used / integral of the
 //    environment's capacity over [0, endTime].
 //  * invariantViolations: reported by the engine (must be 0).
+//  * backlog: jobs waiting (submitted, not terminal, holding no capacity:
+//    SUBMITTED/RUNNABLE, or requeued after a preemption or a retry), at its
+//    peak, as a time-weighted mean over the arrivals [0, last submission],
+//    and at the last submission. A stable cluster keeps the last near the
+//    mean; a saturated one ends the arrivals at its peak.
 //
 // Thread-safety: thread-compatible.
 #ifndef QS_ENGINE_LOG_SUMMARY_H_
@@ -56,8 +61,17 @@ struct ShareSummary {
   DurationStats reclaim;
 };
 
+struct BacklogStats {
+  int64_t peak = 0;
+  SimTime peak_time = 0;
+  double mean_over_arrivals = 0;
+  int64_t at_last_submission = 0;
+  SimTime last_submission = 0;
+};
+
 struct Summary {
   SimTime end_time = 0;
+  BacklogStats backlog;
   int64_t invariant_violations = 0;
   int64_t rejected_requests = 0;
   ShareSummary total;
@@ -98,9 +112,11 @@ class SummaryBuilder : public LogSink {
     bool scheduled_once = false;
     bool dispatched = false;
     bool terminal = false;
+    bool waiting = false;  // counted in waiting_
   };
   static_assert(sizeof(Track) <= 72, "one track per job in flight: keep it small");
   void CloseAttempt(Track& t, SimTime now);
+  void SetWaiting(Track& t, bool waiting, SimTime now);
   void Apply(Track& t, const JobRecord& r);
   Track* FindTrack(int32_t slot, std::string_view name);
 
@@ -116,6 +132,13 @@ class SummaryBuilder : public LogSink {
   std::map<std::string, std::pair<int64_t, SimTime>> capacity_;  // unit -> (current, since)
   std::map<std::string, int64_t> capacity_ms_;                    // unit -> integral so far
   int64_t rejected_ = 0;
+  // The backlog: jobs waiting now, its integral over time (job-ms) up to
+  // backlog_since_, and the figures of BacklogStats.
+  int64_t waiting_ = 0;
+  SimTime backlog_since_ = 0;
+  double waiting_ms_ = 0;
+  double waiting_ms_at_last_submission_ = 0;
+  BacklogStats backlog_;
   SimTime end_time_ = 0;
   bool ended_ = false;
 };
@@ -126,6 +149,9 @@ std::string SummaryToJson(const Summary& s);
 // (team-2 before team-10), waits in human units (s, m, h, d), instance-hours
 // own, borrowed and lost, columns as wide as their widest cell.
 std::string SummaryToTable(const Summary& s);
+
+// A duration in the unit a reader takes in at a glance: 42.0s, 7.5m, 3.2h, 12.4d.
+std::string HumanDuration(SimTime ms);
 
 }  // namespace qs
 

@@ -78,7 +78,7 @@ class StripSlots : public LogSink {
 TEST(SummaryTest, SlotKeyedAndNameKeyedTracksAgree) {
   // Live runs key jobs by the engine's slot, logs read back by name: the two
   // must give the same summary, reclaims and unfinished jobs included.
-  gen::GenOptions o;
+  gen::GenOptions o = gen::GenOptions::For(gen::Profile::kStress);  // preemption-rich
   o.jobs = 3000;
   o.shares = 6;
   o.units = 2;
@@ -130,6 +130,71 @@ TEST(SummaryTest, PercentilesAreNearestRank) {
   EXPECT_EQ(w.p99, 9000);
   EXPECT_EQ(w.max, 9000);
   EXPECT_EQ(s.shares.at("S").succeeded, 10);
+}
+
+TEST(SummaryTest, BacklogCountsWaitingJobsOverTheArrivals) {
+  // a: submitted at 0, scheduled at 10 s, preempted back to RUNNABLE at 20 s,
+  // scheduled again at 30 s. b: submitted at 5 s, terminated waiting at 15 s.
+  // Waiting: [0,5) 1, [5,10) 2, [10,15) 1, [15,20) 0, [20,30) 1.
+  SummaryBuilder b;
+  auto rec = [&](const char* name, double t, JobStatus st) {
+    JobRecord r;
+    r.job_name = name;
+    r.share_name = "S";
+    r.time = static_cast<SimTime>(t * 1000);
+    r.status = st;
+    if (st == JobStatus::kScheduled) {
+      r.has_usage = true;
+      r.capacity_unit = "u";
+      r.quantity = 1;
+    }
+    b.OnJob(r);
+  };
+  rec("a", 0, JobStatus::kSubmitted);
+  rec("a", 0, JobStatus::kRunnable);
+  rec("b", 5, JobStatus::kSubmitted);
+  rec("b", 5, JobStatus::kRunnable);
+  rec("a", 10, JobStatus::kScheduled);
+  rec("b", 15, JobStatus::kFailed);
+  rec("a", 20, JobStatus::kRunnable);
+  rec("a", 30, JobStatus::kScheduled);
+  rec("a", 40, JobStatus::kSucceeded);
+  b.OnEnd(40000);
+  const Summary s = b.Build(0);
+  EXPECT_EQ(s.backlog.peak, 2);
+  EXPECT_EQ(s.backlog.peak_time, 5000);
+  EXPECT_EQ(s.backlog.last_submission, 5000);
+  EXPECT_EQ(s.backlog.at_last_submission, 2);
+  EXPECT_DOUBLE_EQ(s.backlog.mean_over_arrivals, 1.0);  // 1 job for the 5 s before b
+  EXPECT_NE(SummaryToJson(s).find("\"atLastSubmission\": 2"), std::string::npos);
+}
+
+// gen's default profile is a cluster in a stable regime (issue "Engine v2",
+// item 7): no rejected request, most jobs start within minutes, the backlog
+// at the last arrival near its mean over the arrivals; the stress profile
+// ends its arrivals with a backlog many times its mean.
+TEST(SummaryTest, SteadyProfileIsStableAndStressIsNot) {
+  auto run = [](gen::Profile p) {
+    gen::GenOptions o = gen::GenOptions::For(p);
+    o.jobs = 100'000;
+    o.shares = 20;
+    o.units = 5;
+    o.seed = 7;
+    absl::StatusOr<Scenario> sc = gen::Generate(o);
+    EXPECT_TRUE(sc.ok());
+    SummaryBuilder b;
+    RunStats stats = RunFastEngine(*sc, b, RunOptions{});
+    return b.Build(stats.invariant_violations);
+  };
+  const Summary steady = run(gen::Profile::kSteady);
+  EXPECT_EQ(steady.invariant_violations, 0);
+  EXPECT_EQ(steady.rejected_requests, 0);
+  EXPECT_LT(steady.total.wait.p50, 10 * 60 * 1000);
+  EXPECT_LT(steady.total.wait.p95, 12 * 3600 * 1000);
+  EXPECT_LT(static_cast<double>(steady.backlog.at_last_submission), 3 * steady.backlog.mean_over_arrivals + 100);
+  const Summary stress = run(gen::Profile::kStress);
+  EXPECT_GT(stress.rejected_requests, 0);
+  EXPECT_GT(static_cast<double>(stress.backlog.at_last_submission), 1.5 * stress.backlog.mean_over_arrivals);
 }
 
 // The terminal table: natural name order, human units, columns aligned
