@@ -16,6 +16,7 @@
 #include "engine/trace/progress.h"
 #include "engine/trace/replay.h"
 #include "engine/trace/report.h"
+#include "engine/util/out_dir.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
 
@@ -77,7 +78,8 @@ int CompareCommand(const std::vector<std::string>& args) {
       "mapping", po::value<std::string>(&in.mapping_path), "mapping file (JSON)")(
       "policies", po::value<std::vector<std::string>>(&policy_args)->multitoken(),
       "policy files or directories of them, or 'standard' (default: standard)")(
-      "out", po::value<std::string>(&out_dir), "output directory (default: results/<trace name>)")(
+      "out", po::value<std::string>(&out_dir), "output folder, new or empty (or --force; default: out/<trace name>)")(
+      "force", "replace the files of an earlier run in --out (a folder quotasim made)")(
       "shard", po::value<std::string>(&shard_arg),
       "run only shard K of N of the policy list (K/N); default from AWS_BATCH_JOB_ARRAY_INDEX/SIZE, "
       "SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX with QS_SHARD_COUNT")(
@@ -158,12 +160,11 @@ int CompareCommand(const std::vector<std::string>& args) {
               << w.import.incomplete << " rows with unknown size or run time not replayable\n";
     for (const std::string& e : w.import.skipped_examples) std::cerr << "  skipped: " << e << "\n";
   }
-  if (out_dir.empty()) out_dir = (fs::path("results") / w.trace_name).string();
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    std::cerr << "quotasim: cannot create " << out_dir << ": " << ec.message() << "\n";
-    return kExitError;
+  if (out_dir.empty()) out_dir = (fs::path("out") / w.trace_name).string();
+  // The folder holds this comparison's files only; the shards of one
+  // comparison may share it (engine/util/out_dir.h).
+  if (absl::Status s = PrepareOutDir(out_dir, vm.count("force") > 0, shard.count > 1, "compare"); !s.ok()) {
+    return ReportError(s);
   }
   const std::vector<size_t> which = trace::ShardPolicies(policies->size(), shard);
   trace::ReplayProgress counters;

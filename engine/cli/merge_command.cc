@@ -1,5 +1,6 @@
 // `quotasim merge`: joins the outputs of `quotasim compare --shard K/N` runs
 // into the report a single run gives.
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/trace/report.h"
+#include "engine/util/out_dir.h"
 
 namespace po = boost::program_options;
 
@@ -18,7 +20,8 @@ int MergeCommand(const std::vector<std::string>& args) {
   std::string out_dir;
   std::vector<std::string> dirs;
   opts.add_options()("help,h", "show this help")(
-      "out", po::value<std::string>(&out_dir), "directory of the merged report (may be one of the shard dirs)");
+      "out", po::value<std::string>(&out_dir), "folder of the merged report: one of the shard folders, or a new or empty one (or --force)")(
+      "force", "replace the files of an earlier run in --out (a folder quotasim made)");
   po::options_description hidden;
   hidden.add_options()("dirs", po::value<std::vector<std::string>>(&dirs));
   po::positional_options_description pos;
@@ -33,6 +36,14 @@ int MergeCommand(const std::vector<std::string>& args) {
   }
   if (dirs.empty()) return UsageError("merge", "no shard directories");
   if (out_dir.empty()) out_dir = dirs[0];
+  bool is_shard_dir = false;
+  for (const std::string& d : dirs) {
+    std::error_code ec;
+    is_shard_dir = is_shard_dir || std::filesystem::equivalent(d, out_dir, ec);
+  }
+  if (absl::Status s = PrepareOutDir(out_dir, vm.count("force") > 0, is_shard_dir, "merge"); !s.ok()) {
+    return ReportError(s);
+  }
   absl::Status s = trace::MergeShards(out_dir, dirs);
   if (!s.ok()) return ReportError(s);
   std::cout << "merge: report written to " << out_dir << "/comparison.md\n";

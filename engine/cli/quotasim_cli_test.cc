@@ -165,6 +165,41 @@ TEST_F(CliTest, SweepGivesTheSameSummariesForJsonAndQsbAtAnyThreadCount) {
   }
 }
 
+// An --out folder holds one run's files only (engine/util/out_dir.h): a
+// stale folder is refused (exit 2) and left as it was; --force empties a
+// folder quotasim made, never one it did not.
+TEST_F(CliTest, StaleOutFolderIsRefusedOrReplacedWithForce) {
+  const fs::path out = dir_ / "sw";
+  const std::string base = "sweep " + kNotebook + " --out " + out.string();
+  Result first = Quotasim(base + " --vary preemptionDrainSeconds=0,60");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_TRUE(fs::exists(out / ".quotasim-out"));
+  const fs::path old_variant = out / "notebook-example__preemptionDrainSeconds=60.summary.json";
+  ASSERT_TRUE(fs::exists(old_variant));
+  const std::string old_csv = ReadFile(out / "sweep.csv");
+
+  Result again = Quotasim(base + " --vary preemptionDrainSeconds=5");
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+  EXPECT_NE(again.output.find("--force"), std::string::npos) << again.output;
+  EXPECT_EQ(ReadFile(out / "sweep.csv"), old_csv);
+
+  Result forced = Quotasim(base + " --vary preemptionDrainSeconds=5 --force");
+  ASSERT_EQ(forced.exit_code, 0) << forced.output;
+  EXPECT_FALSE(fs::exists(old_variant)) << "a stale variant survived --force";
+  EXPECT_TRUE(fs::exists(out / "notebook-example__preemptionDrainSeconds=5.summary.json"));
+  for (const auto& e : fs::directory_iterator(out)) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+  }
+
+  // A folder quotasim did not make is never cleaned.
+  const fs::path mine = dir_ / "mine";
+  fs::create_directories(mine);
+  std::ofstream(mine / "notes.txt") << "keep me";
+  Result foreign = Quotasim("sweep " + kNotebook + " --vary preemptionDrainSeconds=0 --force --out " + mine.string());
+  EXPECT_EQ(foreign.exit_code, 2) << foreign.output;
+  EXPECT_EQ(ReadFile(mine / "notes.txt"), "keep me");
+}
+
 TEST_F(CliTest, MalformedDocumentsExitTwoWithFileAndJsonPath) {
   struct Case {
     const char* name;

@@ -35,6 +35,8 @@
 #include "engine/model/scenario_index.h"
 #include "engine/log/summary.h"
 #include "engine/trace/report.h"
+#include "engine/util/atomic_file.h"
+#include "engine/util/out_dir.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
 #include "oneapi/tbb/blocked_range.h"
@@ -108,11 +110,13 @@ std::string ApplyKnob(Knobs& k, const std::string& knob, const std::string& valu
 int SweepCommand(const std::vector<std::string>& args) {
   std::vector<std::string> scenarios, vary;
   std::string out_dir, shard;
+  bool force = false;
   int threads = 0;
   po::options_description opts("quotasim sweep SCENARIO... --vary knob=v1,v2 [--vary ...] --out DIR");
   opts.add_options()("help,h", "show this help")(
       "vary", po::value<std::vector<std::string>>(&vary), "a knob and its values, e.g. shareOrder=ROUND_ROBIN,DECLARATION")(
-      "out", po::value<std::string>(&out_dir), "output directory")(
+      "out", po::value<std::string>(&out_dir), "output folder: new or empty (or --force)")(
+      "force", po::bool_switch(&force), "replace the files of an earlier run in --out (a folder quotasim made)")(
       "threads", po::value<int>(&threads)->default_value(0), "worker threads (0 = all cores); output never depends on it")(
       "shard", po::value<std::string>(&shard), "K/N: run variants K, K+N, K+2N, ... (default from job-array variables)");
   po::options_description hidden;
@@ -189,6 +193,8 @@ int SweepCommand(const std::vector<std::string>& args) {
       variants.push_back(std::move(v));
     }
   }
+  // The folder holds this sweep's files only (engine/util/out_dir.h).
+  if (absl::Status st = PrepareOutDir(out_dir, force, shard_n > 1, "sweep"); !st.ok()) return ReportError(st);
   std::vector<size_t> mine;
   for (size_t i = 0; i < variants.size(); ++i) {
     if (static_cast<int64_t>(i) % shard_n == shard_k) mine.push_back(i);
@@ -227,15 +233,14 @@ int SweepCommand(const std::vector<std::string>& args) {
   for (const absl::Status& st : errors) {
     if (!st.ok()) return ReportError(st);  // a block that no longer reads as it did
   }
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  std::ofstream csv(std::filesystem::path(out_dir) / (shard_n > 1 ? absl::StrCat("sweep.shard-", shard_k, "-of-", shard_n, ".csv") : std::string("sweep.csv")));
+  AtomicFile csv_file((std::filesystem::path(out_dir) / (shard_n > 1 ? absl::StrCat("sweep.shard-", shard_k, "-of-", shard_n, ".csv") : std::string("sweep.csv"))).string());
+  std::ostream& csv = csv_file.stream();
   csv << "variant,jobs_submitted,jobs_succeeded,jobs_failed,jobs_unfinished,wait_p50_s,wait_p95_s,wait_p99_s,"
          "preemptions_cross,preemptions_in,work_lost_instance_s,reclaim_p99_s,invariant_violations,status\n";
   for (size_t slot = 0; slot < mine.size(); ++slot) {
     const Variant& v = variants[mine[slot]];
-    std::ofstream f(std::filesystem::path(out_dir) / (v.name + ".summary.json"), std::ios::binary | std::ios::trunc);
-    f << summaries[slot];
+    AtomicFile f((std::filesystem::path(out_dir) / (v.name + ".summary.json")).string());
+    f.stream() << summaries[slot];
     const Summary& r = results[slot];
     const ShareSummary& t = r.total;
     csv << v.name << "," << t.submitted << "," << t.succeeded << "," << t.failed << "," << t.unfinished << ","
@@ -245,15 +250,9 @@ int SweepCommand(const std::vector<std::string>& args) {
         // A variant stopped in a preemption cycle was written up to its stop
         // (why: stderr); its figures are not a complete run's.
         << (stopped[slot].empty() ? "complete" : "stopped") << "\n";
-    if (!f) {
-      std::cerr << "quotasim sweep: cannot write into " << out_dir << "\n";
-      return kExitError;
-    }
+    if (absl::Status st = f.Commit(); !st.ok()) return ReportError(st);
   }
-  if (!csv) {
-    std::cerr << "quotasim sweep: cannot write into " << out_dir << "\n";
-    return kExitError;
-  }
+  if (absl::Status st = csv_file.Commit(); !st.ok()) return ReportError(st);
   std::cout << "quotasim sweep: " << mine.size() << " of " << variants.size() << " variants written to " << out_dir
             << "\n";
   // A variant caught in a preemption cycle was written up to its stop.

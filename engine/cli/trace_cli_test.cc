@@ -70,6 +70,18 @@ TEST_F(TraceCliTest, CompareIsThreadIndependentAndShardsMergeToTheSameReport) {
     EXPECT_EQ(a, ReadFile(merged / f)) << f << " differs between a single run and merged shards";
   }
   EXPECT_NE(ReadFile(one / "comparison.md").find("borrow-unlimited"), std::string::npos);
+  // Shards of one comparison may share a folder, and merge into it; a
+  // finished comparison's folder is not written over without --force.
+  fs::path shared = dir_ / "shared";
+  ASSERT_EQ(Quotasim(base + " --shard 0/2 --out " + shared.string()).exit_code, 0);
+  ASSERT_EQ(Quotasim(base + " --shard 1/2 --out " + shared.string()).exit_code, 0);
+  r = Quotasim("merge " + shared.string() + " --out " + shared.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadFile(one / "comparison.md"), ReadFile(shared / "comparison.md"));
+  r = Quotasim(base + " --out " + one.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = Quotasim(base + " --out " + one.string() + " --force");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 TEST_F(TraceCliTest, BrokenInputsFailWithFileAndLine) {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/trace/internal/text.h"
+#include "engine/util/atomic_file.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 #include "oneapi/tbb/blocked_range.h"
@@ -25,12 +26,11 @@ namespace fs = std::filesystem;
 
 constexpr const char* kPolicyFiles[] = {".summary.json", ".metrics.json", ".timeseries.csv", ".waits.csv"};
 
+// Complete or not at all under `path` (engine/util/atomic_file.h).
 absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  AtomicFile out(path);
+  out.stream() << text;
+  return out.Commit();
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
