@@ -49,8 +49,10 @@ inline absl::Status RenameOver(const std::string& temp, const std::string& path)
 
 class AtomicFile {
  public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)) {
-    if (is_stdout()) return;
+  // (stdout_ is computed from the size and first byte: GCC 12 warns of a
+  // maybe-uninitialized read in `path_ == "-"` after the move.)
+  explicit AtomicFile(std::string path) : stdout_(path.size() == 1 && path[0] == '-'), path_(std::move(path)) {
+    if (stdout_) return;
     temp_ = TempPathBeside(path_);
     file_ = std::make_unique<std::ofstream>(temp_, std::ios::binary | std::ios::trunc);
   }
@@ -64,7 +66,7 @@ class AtomicFile {
     }
   }
 
-  bool is_stdout() const { return path_ == "-"; }
+  bool is_stdout() const { return stdout_; }
   const std::string& path() const { return path_; }
   // False once opening or a write failed.
   bool ok() const { return is_stdout() ? static_cast<bool>(std::cout) : static_cast<bool>(*file_); }
@@ -83,6 +85,7 @@ class AtomicFile {
   }
 
  private:
+  bool stdout_;
   std::string path_;
   std::string temp_;
   std::unique_ptr<std::ofstream> file_;

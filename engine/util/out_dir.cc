@@ -11,16 +11,23 @@ namespace qs {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+absl::Status WriteMarker(const std::string& path, std::string_view command) {
+  AtomicFile f(path);
+  f.stream() << "This folder holds the output of one `quotasim " << command
+             << "` run; quotasim --force may empty it.\n";
+  return f.Commit();
+}
+
+}  // namespace
+
 absl::Status PrepareOutDir(const std::string& dir, bool force, bool shared_by_shards, std::string_view command) {
   std::error_code ec;
   const fs::path path(dir);
   const fs::path marker = path / kOutDirMarker;
-  auto write_marker = [&]() -> absl::Status {
-    AtomicFile f(marker.string());
-    f.stream() << "This folder holds the output of one `quotasim " << command
-               << "` run; quotasim --force may empty it.\n";
-    return f.Commit();
-  };
+  const std::string marker_path = marker.string();
+  auto write_marker = [&] { return WriteMarker(marker_path, command); };
   if (!fs::exists(path, ec)) {
     fs::create_directories(path, ec);
     if (ec) return absl::DataLossError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
