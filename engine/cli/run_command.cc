@@ -91,6 +91,11 @@ class RunWarnings : public LogSink {
       f |= kMisconfigured;
       if (example_.empty()) example_ = absl::StrCat(Sv(r.job_name), ": ", Sv(reasons::ReasonCode(r.status_reason)));
     }
+    // An ended job is counted now: the fast engine reuses its slot.
+    if (IsTerminal(r.status)) {
+      if (f == kMisconfigured) ++ended_never_ran_;
+      f = 0;
+    }
   }
   void OnSnapshot(const SnapshotRecord&) override {}
   void OnRejected(const RejectedRecord& r) override {
@@ -104,7 +109,7 @@ class RunWarnings : public LogSink {
   }
 
   int64_t never_ran() const {
-    int64_t n = 0;
+    int64_t n = ended_never_ran_;
     for (uint8_t f : by_slot_) n += f == kMisconfigured ? 1 : 0;
     for (const auto& [name, f] : by_name_) n += f == kMisconfigured ? 1 : 0;
     return n;
@@ -139,6 +144,7 @@ class RunWarnings : public LogSink {
   std::string source_;
   RunProgress* progress_;
   int64_t rejected_ = 0;
+  int64_t ended_never_ran_ = 0;  // jobs that ended without running, after a MISCONFIGURATION reason
   std::vector<uint8_t> by_slot_;
   std::map<std::string, uint8_t> by_name_;
   std::string example_;

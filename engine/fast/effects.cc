@@ -39,7 +39,7 @@ void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary
   j.reason = st_.reasons.Id(reason);
   ++j.reason_epoch;
   j.runnable_since = now_;
-  st_.shares[j.share].queue.insert(QueueKey{-j.priority, id});
+  st_.shares[j.share].queue.insert(st_.QueueKeyOf(id));
   QueueChanged(j.share, id);
   EmitJob(id, JobStatus::kRunnable, reason, with_summary);
 }
@@ -53,6 +53,9 @@ void Engine::Finish(int32_t id, JobStatus status, std::string_view reason, bool 
   j.reason = st_.reasons.Id(reason);
   ++j.reason_epoch;
   EmitJob(id, status, reason, with_summary);
+  // Nothing refers to an ended job but stale events and links, which its
+  // slot's epochs outrun (FastState::TakeSlot).
+  st_.FreeSlot(id);
 }
 
 // A new status reason on the job's current status; a MISCONFIGURATION
@@ -79,11 +82,11 @@ void Engine::SetPriority(int32_t id, int32_t priority) {
   if (j.priority == priority) return;
   const bool queued = j.status == JobStatus::kRunnable;
   const bool candidate = IsDispatched(j.status) && !j.draining;
-  if (queued) st_.shares[j.share].queue.erase(QueueKey{-j.priority, id});
+  if (queued) st_.shares[j.share].queue.erase(st_.QueueKeyOf(id));
   if (candidate) RemoveCandidate(id);
   j.priority = priority;
   if (queued) {
-    st_.shares[j.share].queue.insert(QueueKey{-j.priority, id});
+    st_.shares[j.share].queue.insert(st_.QueueKeyOf(id));
     QueueChanged(j.share, id);
   }
   if (candidate) AddCandidate(id);
@@ -160,7 +163,7 @@ void Engine::QueueChanged(int32_t s, int32_t id) {
 
 void Engine::RemoveFromQueue(int32_t id) {
   Job& j = st_.jobs[id];
-  st_.shares[j.share].queue.erase(QueueKey{-j.priority, id});
+  st_.shares[j.share].queue.erase(st_.QueueKeyOf(id));
   QueueChanged(j.share, id);
 }
 

@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -194,7 +195,8 @@ class Engine {
   // Scratch kept to save an allocation per call.
   std::vector<LenderIdle> lenders_scratch_;
   BorrowPlan plan_scratch_;
-  std::vector<std::pair<int32_t, int32_t>> phase2_heads_;
+  using Phase2Head = std::tuple<int32_t, int32_t, int32_t>;  // (Job::seq, share, head)
+  std::vector<Phase2Head> phase2_heads_;
   std::vector<BorrowedPart> borrowed_scratch_;
   std::vector<std::string> found_;  // AfterEvent()'s and AfterPass()'s
   // Preemption cycles (RunOptions::cycle_preemptions): per job, preemptions

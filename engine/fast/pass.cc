@@ -149,8 +149,9 @@ bool Engine::Phase2() {
   // Every borrower with a head settled: the loop below would only read their
   // eligibility bits and skip each at its turn (only a borrow unsettles).
   if (settling_.enabled && (settling_.with_head & settling_.borrowers_mask & settling_.unsettled) == 0) return false;
-  // A min-heap of (job id, share): oldest (createdAt, submission) first.
-  std::vector<std::pair<int32_t, int32_t>>& heads = phase2_heads_;
+  // A min-heap of (submission order, share, head): oldest (createdAt,
+  // submission) first.
+  std::vector<Phase2Head>& heads = phase2_heads_;
   heads.clear();
   for (int32_t s : order_.order()) {
     if ((((settling_.with_head & settling_.borrowers_mask) >> s) & 1) == 0) continue;  // not eligible
@@ -164,13 +165,13 @@ bool Engine::Phase2() {
       eligible = Phase2Eligible(s);
       settling_.eligible2 = eligible ? settling_.eligible2 | bit : settling_.eligible2 & ~bit;
     }
-    if (eligible) heads.push_back({st_.Head(s), s});
+    if (eligible) heads.push_back({st_.jobs[st_.Head(s)].seq, s, st_.Head(s)});
   }
   std::make_heap(heads.begin(), heads.end(), std::greater<>());
   bool progress = false;
   while (!heads.empty()) {
     std::pop_heap(heads.begin(), heads.end(), std::greater<>());
-    const auto [id, s] = heads.back();
+    const auto [seq, s, id] = heads.back();
     heads.pop_back();
     // Eligibility is judged when the heads are gathered, the borrow later:
     // a share is skipped if it is settled when its turn comes, i.e. if the
@@ -178,7 +179,7 @@ bool Engine::Phase2() {
     if (!settling_.Settled(s) && TryBorrow(s, id)) {
       progress = true;
       if (Phase2Eligible(s)) {
-        heads.push_back({st_.Head(s), s});
+        heads.push_back({st_.jobs[st_.Head(s)].seq, s, st_.Head(s)});
         std::push_heap(heads.begin(), heads.end(), std::greater<>());
       }
     }

@@ -20,9 +20,16 @@ Engine::JobFactsHolder Engine::FactsOf(const std::optional<std::string>& job_id)
   if (!job_id) return h;
   const int32_t rank = st_.index.job_names.Find(*job_id);
   if (rank == JobNames::kNotFound || st_.rank_job[rank] == kNone) return h;
-  h.id = st_.rank_job[rank];
-  const Job& j = st_.jobs[h.id];
+  const int32_t slot = st_.rank_job[rank];
   h.facts.exists = true;
+  if (slot == FastState::kEndedSucceeded || slot == FastState::kEndedFailed) {
+    // Its record is given back; what AWS says of an ended job is its status.
+    h.facts.terminal = true;
+    h.facts.status = JobStatusName(slot == FastState::kEndedSucceeded ? JobStatus::kSucceeded : JobStatus::kFailed);
+    return h;
+  }
+  h.id = slot;
+  const Job& j = st_.jobs[h.id];
   h.facts.terminal = IsTerminal(j.status);
   h.facts.status = JobStatusName(j.status);
   return h;
@@ -92,9 +99,8 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
     }
   }
   if (absl::Status status = ValidateSubmit(r, sc_.job_queue.name, facts); !status.ok()) return Reject(ev, status);
-  const int32_t id = static_cast<int32_t>(st_.jobs.size());
-  st_.jobs.emplace_back();
-  Job& j = st_.jobs.back();
+  const int32_t id = st_.TakeSlot(static_cast<int32_t>(stats_.jobs_submitted));
+  Job& j = st_.jobs[id];
   j.share = s;
   j.unit = st_.UnitOf(r.instance_type);
   // The parsers keep these within int32 and validation within their ranges.

@@ -39,10 +39,40 @@ FastState::FastState(const Scenario& scenario, const Knobs& k, ScenarioIndex idx
   for (const CapacityLimit& l : scenario.service_environment.capacity_limits) {
     se[UnitOf(l.capacity_unit)] = l.max_capacity;
   }
-  jobs.reserve(static_cast<size_t>(scenario.submit_count));
   // Name ranks give victim order its final, unique tie-break without string
   // comparisons on the hot path, and requests find jobs by rank.
   rank_job.assign(static_cast<size_t>(index.job_names.num_names()), kNone);
+}
+
+int32_t FastState::TakeSlot(int32_t seq) {
+  int32_t id;
+  if (free_slots.empty()) {
+    id = static_cast<int32_t>(jobs.size());
+    jobs.emplace_back();
+  } else {
+    id = free_slots.back();
+    free_slots.pop_back();
+    // The epochs go on from the slot's earlier job (past every value it
+    // used), so its stale events and beneficiary links never match.
+    const Job& old = jobs[id];
+    const uint32_t attempt = old.attempt + 1, reason_epoch = old.reason_epoch + 1, res_epoch = old.res_epoch + 1;
+    jobs[id] = Job{};
+    jobs[id].attempt = attempt;
+    jobs[id].reason_epoch = reason_epoch;
+    jobs[id].res_epoch = res_epoch;
+  }
+  jobs[id].seq = seq;
+  return id;
+}
+
+void FastState::FreeSlot(int32_t id) {
+  const Job& j = jobs[id];
+  // A later job of the same name may hold the rank already.
+  if (rank_job[j.name_rank] == id) {
+    rank_job[j.name_rank] = j.status == JobStatus::kSucceeded ? kEndedSucceeded : kEndedFailed;
+  }
+  if (j.preempted_count > 0) recent.erase(id);
+  free_slots.push_back(id);
 }
 
 int32_t FastState::UnitOf(std::string_view name) const {

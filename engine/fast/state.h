@@ -54,9 +54,10 @@ struct Part {
 // A RUNNABLE job's place in its share's queue.
 struct QueueKey {
   int64_t neg_priority;
-  int32_t id;  // submission order == (createdAt, submission) order
+  int32_t seq;  // Job::seq: submission order == (createdAt, submission) order
+  int32_t id;   // the job's slot (not ordered by: slots are recycled)
   bool operator<(const QueueKey& o) const {
-    return neg_priority != o.neg_priority ? neg_priority < o.neg_priority : id < o.id;
+    return neg_priority != o.neg_priority ? neg_priority < o.neg_priority : seq < o.seq;
   }
 };
 
@@ -74,9 +75,15 @@ struct VictimKey {
 };
 
 // The per-job record: 112 bytes (static_assert below), the request's facts
-// included, so that a streamed run keeps nothing else per job but its name
-// (index.job_names); at 1e7 jobs the records are most of a run's memory.
-// Borrowed parts and the recent preempted attempts, which few jobs have,
+// included. Records live in slots (FastState::jobs) that are held only while
+// the job is in flight: a slot is taken at submission and given back when
+// the job ends (FastState::FreeSlot), so a run keeps records for the jobs in
+// flight, not for every job it has seen; what a request may still ask of a
+// finished job (that it finished, and how) is FastState::rank_job's. A
+// "job id" in the fast engine is a slot; Job::seq is the submission order.
+// Slots are reused with their epochs (attempt, reason_epoch, res_epoch)
+// carried on, so an event or a reference left behind by the slot's earlier
+// job never matches the new one. Borrowed parts and the recent preempted attempts, which few jobs have,
 // live in side tables (FastState::parts, recent) keyed by job id; the status
 // reason is an id into the ReasonTable. The fields a pass reads for every
 // head it looks at come first (48 bytes).
@@ -96,24 +103,25 @@ struct Job {
   bool draining = false;
   PreemptionType drain_type = PreemptionType::kNone;
   bool has_parts = false;  // an entry in FastState::parts
+  JobOutcome outcome = JobOutcome::kSucceeded;
   uint32_t res_epoch = 0;
   // While dispatched.
   int32_t own = 0;
   int32_t borrowed_total = 0;
+  int32_t seq = 0;  // submission order among accepted submissions (queue, phase 2 and visit order)
   // The rest.
   SimTime run_time = 0;  // simulation.runSeconds, in ms
   SimTime dispatched_at = 0;
   SimTime runnable_since = 0;
   uint32_t attempt = 0;
   uint32_t reason_epoch = 0;
-  int32_t failed_attempts = 0;
   int32_t preempted_count = 0;
   int32_t beneficiary = -1;
   uint32_t beneficiary_epoch = 0;
   int32_t attempt_limit_s = -1;     // timeoutConfig.attemptDurationSeconds, -1 none
   int32_t preemption_retries = -1;  // preemptionRetriesBeforeTermination, -1 none
   int16_t retry_attempts = 1;       // retryStrategy.attempts (validated 1..10)
-  JobOutcome outcome = JobOutcome::kSucceeded;
+  int16_t failed_attempts = 0;      // < retry_attempts
 };
 static_assert(sizeof(Job) <= 112, "the job record must stay compact");
 
@@ -156,15 +164,18 @@ struct FastState {
   std::vector<std::string_view> unit_names;  // views of index.units
   absl::flat_hash_map<std::string_view, int32_t> unit_ids;
 
-  // The job records, by id (submission order): at 1e7 jobs most of a run's
-  // memory, so mapped for huge pages.
+  // The job records, by slot (TakeSlot, FreeSlot): as many as jobs were in
+  // flight at once, mapped for huge pages.
   std::vector<Job, HugePageAllocator<Job>> jobs;
+  std::vector<int32_t> free_slots;  // given back, reused last-in first-out
   // Side tables of the job records: borrowed parts of dispatched borrowing
   // jobs, and the last preempted attempts (newest first, at most 10) of jobs
   // preempted at least once.
   absl::flat_hash_map<int32_t, std::vector<Part>> parts;
   absl::flat_hash_map<int32_t, std::vector<PreemptedAttempt>> recent;
-  // By job name rank: the job submitted under it, or kNone.
+  // By job name rank: the slot of the job submitted under it while it is
+  // in flight; kNone before any; kEndedSucceeded / kEndedFailed once it ended.
+  static constexpr int32_t kEndedSucceeded = -2, kEndedFailed = -3;
   std::vector<int32_t, HugePageAllocator<int32_t>> rank_job;
   ReasonTable reasons;
 
@@ -189,6 +200,12 @@ struct FastState {
   int32_t UnitOf(std::string_view name) const;
   int32_t Head(int32_t s) const { return shares[s].head; }
   int32_t IdOf(const Job& j) const { return static_cast<int32_t>(&j - jobs.data()); }
+  QueueKey QueueKeyOf(int32_t id) const { return QueueKey{-jobs[id].priority, jobs[id].seq, id}; }
+  // A fresh record for a new submission (accepted as number `seq`): a slot
+  // given back earlier, or a new one. FreeSlot: the job in `id` has ended
+  // with `status` (terminal); its record and side tables are given back.
+  int32_t TakeSlot(int32_t seq);
+  void FreeSlot(int32_t id);
   std::string_view NameOf(const Job& j) const { return index.job_names.Name(j.name_rank); }
   std::string_view LenderName(int32_t t) const {
     return t == kUnassignedLender ? kUnassignedLenderName : std::string_view(shares[t].name);

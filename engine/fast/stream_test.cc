@@ -94,7 +94,7 @@ TEST(StreamTest, AFileStreamReadsWhatWasWritten) {
   ASSERT_TRUE(stream.ok()) << stream.status().message();
   EXPECT_EQ(testing::FirstDifference(CaptureStream(**stream).log, testing::CaptureFast(sc, false).log), "");
   EXPECT_EQ(gen::QsbFileStream::Open(path + ".missing").status().code(), absl::StatusCode::kNotFound);
-  // The memory guard counts job submissions at the engine's record size.
+  // The memory guard counts job submissions at the bytes a streamed run keeps per job.
   const uint64_t need = static_cast<uint64_t>(sc.submit_count) * gen::kMinStreamRunBytesPerJob;
   EXPECT_TRUE(gen::QsbFileStream::Open(path, need).ok());
   absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> refused = gen::QsbFileStream::Open(path, need - 1);

@@ -55,7 +55,7 @@ const std::vector<int32_t>& VisitOrder::Compute(const FastState& st) {
     k.num = ratio.num;
     k.den = ratio.den;
     const int32_t h = st.Head(s);
-    k.head = h == kNone ? std::numeric_limits<int32_t>::max() : h;  // shares with a head first
+    k.head = h == kNone ? std::numeric_limits<int32_t>::max() : st.jobs[h].seq;  // shares with a head first
     k.name_rank = sh.name_rank;
   }
   dirty_ = 0;

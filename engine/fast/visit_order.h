@@ -6,7 +6,7 @@
 //  * ROUND_ROBIN: declaration order rotated by the round number;
 //  * UNDER_LIMIT_FIRST: by r(s) = max_u (own + borrowed) / limit as an exact
 //    fraction (infinite when a type with limit 0 is used), then the older
-//    head (job ids follow (createdAt, submission)), shares with a head
+//    head (Job::seq follows (createdAt, submission)), shares with a head
 //    first, then the share name.
 //
 // UNDER_LIMIT_FIRST keeps each share's sort key between rounds and
@@ -48,7 +48,7 @@ class VisitOrder {
  private:
   struct Key {
     int64_t num, den;  // max_u use/limit; den 0 = infinite
-    int32_t head;      // job id of the head, INT32_MAX if none
+    int32_t head;      // Job::seq of the head, INT32_MAX if none
     int32_t name_rank;
   };
   struct Ratio {

@@ -6,8 +6,9 @@
 // generated jobs took 6.7 GB to run and 6.2 GB to generate that way (about
 // 670 and 620 bytes per event); `gen --out X.qsb` holds the drawn jobs and
 // encoded blocks (about 150 bytes per event), and `run X.qsb` on the fast
-// engine streams the blocks and keeps a 112-byte record per job (about 200
-// bytes per job with names and the summary's state, 1e7 jobs in 1.9 GiB). A run
+// engine streams the blocks and keeps per job only its name, the name's rank
+// both ways and the summary's wait (1e7 jobs in about 0.7 GiB: job records
+// are held only for the jobs in flight). A run
 // larger than the machine's memory would otherwise end in the kernel's OOM
 // killer, with no message, after minutes of work: --jobs goes up to 1e8.
 // The constants are lower bounds under those figures, so the check refuses
@@ -30,9 +31,10 @@ inline constexpr uint64_t kMinGenQsbBytesPerEvent = 100;
 // large as its text: a bound per byte of the file.
 inline constexpr uint64_t kMinJsonBytesPerFileByte = 2;
 // `quotasim run X.qsb` streams the events (QsbFileStream) and keeps per job
-// the fast engine's 112-byte record, the name's rank both ways (8 bytes)
-// and the summary's slot and wait (12 bytes): a bound per job submission.
-inline constexpr uint64_t kMinStreamRunBytesPerJob = 128;
+// the name's rank both ways (8 bytes), the summary's wait (8 bytes) and the
+// name (at least a byte and its 4-byte end): a bound per job submission.
+// (The fast engine's 112-byte job records are held for jobs in flight only.)
+inline constexpr uint64_t kMinStreamRunBytesPerJob = 21;
 
 // Physical memory of this machine (sysconf), or 0 when unknown (the check
 // is then skipped).
