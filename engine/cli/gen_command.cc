@@ -49,7 +49,7 @@ std::optional<int64_t> ParseCount(const std::string& text) {
 int GenCommand(const std::vector<std::string>& args) {
   gen::GenOptions o;
   std::string profile_text = "steady";
-  double load = 0;
+  double load = 0, diurnal = 0;
   std::string jobs_text = std::to_string(o.jobs);
   std::string out;
   int threads = 0;
@@ -65,6 +65,9 @@ int GenCommand(const std::vector<std::string>& args) {
       "units", po::value<int>(&o.units)->default_value(o.units), "GPU instance types (1 .. 5)")(
       "seed", po::value<uint64_t>(&o.seed)->default_value(o.seed), "random seed")(
       "load", po::value<double>(&load), "offered load per share and type (instance-time / limit; default 0.7 steady, 0.9 stress)")(
+      "diurnal-amplitude", po::value<double>(&diurnal),
+      "daily swing of the arrival rate, rate x (1 + a sin(2 pi t / day)), a in [0, 1) (default 0.3 steady, 0.5 "
+      "stress)")(
       "median-run-seconds", po::value<double>(&o.median_run_seconds)->default_value(o.median_run_seconds),
       "median run time (lognormal, sigma 1.6)")(
       "max-run-seconds", po::value<double>(&o.max_run_seconds)->default_value(o.max_run_seconds),
@@ -94,6 +97,7 @@ int GenCommand(const std::vector<std::string>& args) {
     const gen::GenOptions defaults = gen::GenOptions::For(*p);
     o.profile = *p;
     o.load = vm.count("load") != 0 ? load : defaults.load;
+    o.diurnal_amplitude = vm.count("diurnal-amplitude") != 0 ? diurnal : defaults.diurnal_amplitude;
   } else {
     return UsageError("gen", "--profile " + profile_text + ": expected steady or stress");
   }

@@ -5,20 +5,22 @@
 // strategies, borrow limits and in-share preemption, and N job submissions
 // with
 //  * arrivals: a Poisson process whose rate follows a diurnal cycle
-//    (rate x (1 + a sin(2 pi t / 1 day))), with bursts: steady, runs of
+//    (rate x (1 + a sin(2 pi t / 1 day)); a = 0.3 steady, 0.5 stress), with
+//    bursts: steady, runs of
 //    50-349 jobs at five times the rate (about burst_fraction of the jobs);
 //    stress, whole blocks of kBlockJobs jobs at ten times the rate;
 //  * run times: lognormal, median `median_run_seconds` (Philly-like 15 min),
 //    sigma 1.6, capped at `max_run_seconds` (a long tail to days);
 //  * instance counts 1, 2, 4, 8, 16 with weights 60/15/12/9/4 %, capped at
 //    a quarter of the share's limit for the type;
-//  * priorities: steady, 85% at 5, 5% at 0-4, 10% at 6-9; stress, 0-8
-//    (sum of three small uniforms);
+//  * priorities: steady, 98% at 5 and 2% at 6-9, priority updates to 5-9
+//    (never below the usual priority); stress, 0-8 (sum of three small
+//    uniforms), updates to 0-9;
 //  * team sizes skewed Zipf-like (share s gets weight 1/(s+1): a few teams
 //    dominate, as in real clusters), and limits sized to them: a share's
 //    limits add up to ~128 instances x its relative size (x 0.8, 1 or 1.2),
-//    split over its instance types (at least 16 each): steady, one type and
-//    with probability 30% a second; stress, about half of the types. The
+//    split over its instance types (at least 16 each): steady, one type;
+//    stress, about half of the types. The
 //    environment holds 90-110% of the limits of each type;
 //  * load: every share offers `load` times its limits on each of its types
 //    (instance-time over time; scaled down on a type whose environment
@@ -80,7 +82,7 @@ struct GenOptions {
   double load = 0.7;         // offered instance-time / limits, per share and type
   double median_run_seconds = 900;
   double max_run_seconds = 7 * 86400;
-  double diurnal_amplitude = 0.5;
+  double diurnal_amplitude = 0.5;  // For(): 0.3 steady, 0.5 stress
   double burst_fraction = 0.05;      // share of blocks that are bursts
   bool preemption = true;            // in-share preemption on some shares, borrowing on
   double priority_update_fraction = 0.02;
