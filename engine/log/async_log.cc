@@ -75,6 +75,22 @@ void AsyncLog::OnJob(const JobRecord& r) {
   Put<uint8_t>(c, static_cast<uint8_t>(r.status));
   Put<uint8_t>(c, static_cast<uint8_t>(r.preemption));
   Put<uint8_t>(c, static_cast<uint8_t>((r.has_usage ? 1 : 0) | (r.has_preemption_summary ? 2 : 0)));
+  if (out_ == nullptr) {
+    // Only the summary reads the record (SummaryBuilder::OnJob): a job is
+    // found by its slot, by name only without one; the status reason, the
+    // lenders' names and the preemption summary's attempts are not read.
+    if (r.job_slot < 0) PutStr(c, r.job_name);
+    PutStr(c, r.share_name);
+    if (r.has_usage) {
+      PutStr(c, r.capacity_unit);
+      Put<int64_t>(c, r.quantity);
+      Put<uint32_t>(c, static_cast<uint32_t>(r.borrowed.size()));
+      for (const BorrowedPart& b : r.borrowed) Put<int64_t>(c, b.quantity);
+    }
+    if (r.preemption != PreemptionType::kNone && r.preempted_for_slot < 0) PutStr(c, r.preempted_for);
+    MaybeSubmit();
+    return;
+  }
   PutStr(c, r.job_name);
   PutStr(c, r.share_name);
   PutStr(c, r.status_reason);
@@ -219,6 +235,20 @@ void AsyncLog::Decode(const std::string& chunk, std::string& text) {
       const uint8_t flags = in.Get<uint8_t>();
       r.has_usage = (flags & 1) != 0;
       r.has_preemption_summary = (flags & 2) != 0;
+      if (out_ == nullptr) {  // the summary's fields only (OnJob)
+        if (r.job_slot < 0) r.job_name = in.Str();
+        r.share_name = in.Str();
+        if (r.has_usage) {
+          r.capacity_unit = in.Str();
+          r.quantity = in.Get<int64_t>();
+          borrowed.resize(in.Get<uint32_t>());
+          for (BorrowedPart& b : borrowed) b.quantity = in.Get<int64_t>();
+          r.borrowed = borrowed;
+        }
+        if (r.preemption != PreemptionType::kNone && r.preempted_for_slot < 0) r.preempted_for = in.Str();
+        if (summary_ != nullptr) summary_->OnJob(r);
+        continue;
+      }
       r.job_name = in.Str();
       r.share_name = in.Str();
       r.status_reason = in.Str();

@@ -16,6 +16,11 @@
 //    on the engine thread: same formatter and builder, one consumer, records
 //    in order (tests: async_log_test).
 //
+// With no log (`out` null) a job record carries only what the summary reads
+// (SummaryBuilder::OnJob: no status reason, lender names or preempted
+// attempts; the job's name only when it has no slot), so the engine thread
+// copies a third of the bytes.
+//
 // Snapshot records (GetJobQueueSnapshot, rare and nested) are formatted on
 // the engine thread and passed through as finished lines; the summary does
 // not read them. Capacity and end records reach the summary only.
