@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <sstream>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -290,6 +291,84 @@ TEST(JobNamesTest, RanksFollowByteOrderAndFindReturnsThem) {
   EXPECT_FALSE(JobNames::Build("xy", {1, 2}).first_duplicate().has_value());
   EXPECT_EQ(JobNames::Build("", {}).num_names(), 0);
   EXPECT_EQ(JobNames::Build("", {}).Find("x"), JobNames::kNotFound);
+}
+
+// The generated-names fast path (JobNames::Sequential) against the general
+// one (Build, a sort) on the same names, across digit-count boundaries.
+TEST(JobNamesTest, SequentialEqualsBuildOfTheSameNames) {
+  for (int64_t n : {0, 1, 2, 9, 10, 11, 99, 100, 101, 1000, 12345}) {
+    std::string chars;
+    std::vector<uint64_t> ends;
+    for (int64_t k = 0; k < n; ++k) {
+      chars += "j" + std::to_string(k);
+      ends.push_back(chars.size());
+    }
+    const JobNames want = JobNames::Build(chars, ends);
+    const JobNames got = JobNames::Sequential(n);
+    ASSERT_EQ(got.num_names(), want.num_names()) << n;
+    ASSERT_EQ(got.num_ordinals(), want.num_ordinals()) << n;
+    for (int32_t r = 0; r < want.num_names(); ++r) ASSERT_EQ(got.Name(r), want.Name(r)) << n << " rank " << r;
+    for (int64_t k = 0; k < n; ++k) ASSERT_EQ(got.RankOf(k), want.RankOf(k)) << n << " ordinal " << k;
+    EXPECT_FALSE(got.first_duplicate().has_value());
+    if (n > 0) {
+      EXPECT_EQ(got.Find("j" + std::to_string(n - 1)), got.RankOf(n - 1));
+    }
+    EXPECT_EQ(got.Find("j" + std::to_string(n)), JobNames::kNotFound);
+  }
+}
+
+// A scenario's index is the same whichever way its names were collected:
+// generated names (the fast path), the same with one name changed or
+// moved (the general path from the middle of a block), and a duplicate
+// still found, with its paths, in a streamed file.
+TEST(JobNamesTest, IndexTakesTheFastPathOnlyForGeneratedNames) {
+  Scenario sc = *gen::Generate(Gen(3000, 5));
+  auto names_of = [](const ScenarioIndex& idx) {
+    std::vector<std::string> out;
+    for (int32_t r = 0; r < idx.job_names.num_names(); ++r) out.emplace_back(idx.job_names.Name(r));
+    for (int64_t k = 0; k < idx.job_names.num_ordinals(); ++k) out.push_back(std::to_string(idx.job_names.RankOf(k)));
+    return out;
+  };
+  auto general = [](const Scenario& s) {  // Build() over the names in ordinal order
+    std::string chars;
+    std::vector<uint64_t> ends;
+    for (const ScenarioEvent& ev : s.events) {
+      if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request); r != nullptr && r->job_name) {
+        chars += *r->job_name;
+        ends.push_back(chars.size());
+      }
+    }
+    ScenarioIndex idx;
+    idx.job_names = JobNames::Build(chars, ends);
+    return idx;
+  };
+  auto streamed = [](const Scenario& s) {
+    const std::string path = ::testing::TempDir() + "names_test.qsb";
+    EXPECT_TRUE(gen::WriteQsbFile(s, path).ok());
+    auto stream = gen::QsbFileStream::Open(path);
+    EXPECT_TRUE(stream.ok());
+    return IndexEventStream(**stream);
+  };
+  EXPECT_EQ(names_of(IndexScenario(sc)), names_of(general(sc)));
+  absl::StatusOr<ScenarioIndex> st = streamed(sc);
+  ASSERT_TRUE(st.ok()) << st.status().message();
+  EXPECT_EQ(names_of(*st), names_of(general(sc)));
+  // One name off the pattern, in the middle.
+  std::vector<SubmitServiceJobRequest*> submits;
+  for (ScenarioEvent& ev : sc.events) {
+    if (auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) submits.push_back(r);
+  }
+  ASSERT_GT(submits.size(), 2000u);
+  submits[1500]->job_name = "zeta";
+  EXPECT_EQ(names_of(IndexScenario(sc)), names_of(general(sc)));
+  st = streamed(sc);
+  ASSERT_TRUE(st.ok()) << st.status().message();
+  EXPECT_EQ(names_of(*st), names_of(general(sc)));
+  // A duplicate of an earlier generated name.
+  submits[1500]->job_name = "j7";
+  st = streamed(sc);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.status().message().find("duplicate jobName 'j7'"), std::string::npos) << st.status().message();
 }
 
 }  // namespace

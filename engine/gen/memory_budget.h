@@ -7,7 +7,7 @@
 // 670 and 620 bytes per event); `gen --out X.qsb` holds the drawn jobs and
 // encoded blocks (about 150 bytes per event), and `run X.qsb` on the fast
 // engine streams the blocks and keeps per job only its name, the name's rank
-// both ways and the summary's wait (1e7 jobs in about 0.7 GiB: job records
+// both ways and the summary's wait (1e7 generated jobs in about 0.37 GB: job records
 // are held only for the jobs in flight). A run
 // larger than the machine's memory would otherwise end in the kernel's OOM
 // killer, with no message, after minutes of work: --jobs goes up to 1e8.

@@ -1,6 +1,8 @@
 #include "engine/model/scenario_index.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <limits>
 #include <variant>
 
@@ -36,6 +38,64 @@ void Visit(const ScenarioEvent& ev, const AddUnit& add_unit, const AddName& add_
       },
       ev.request);
 }
+
+// Job names in the order they come, held only when they break the pattern
+// of generated names: while every name is "j<first + i>" (canonical
+// digits), only `first` and `count` are kept (JobNames::Sequential then
+// needs no names at all); at the first that is not, the run so far is
+// written out and names are collected as they come.
+class NameRun {
+ public:
+  void Add(std::string_view name) {
+    if (sequential_) {
+      const std::optional<int64_t> v = Parse(name);
+      if (v && (count_ == 0 || *v == first_ + count_)) {
+        if (count_ == 0) first_ = *v;
+        ++count_;
+        return;
+      }
+      Materialize();
+    }
+    Append(name);
+  }
+  bool sequential() const { return sequential_; }
+  int64_t first() const { return first_; }
+  int64_t size() const { return sequential_ ? count_ : static_cast<int64_t>(ends_.size()); }
+  // The names as chars and ends (a sequential run written out).
+  void Materialize() {
+    if (!sequential_) return;
+    sequential_ = false;
+    for (int64_t i = 0; i < count_; ++i) {
+      char buf[24] = {'j'};
+      const char* end = std::to_chars(buf + 1, buf + sizeof(buf), first_ + i).ptr;
+      Append(std::string_view(buf, static_cast<size_t>(end - buf)));
+    }
+  }
+  const std::string& chars() const { return chars_; }
+  const std::vector<uint64_t>& ends() const { return ends_; }
+
+ private:
+  // k for "j<k>" written with canonical digits, else nullopt.
+  static std::optional<int64_t> Parse(std::string_view name) {
+    if (name.size() < 2 || name.size() > 19 || name[0] != 'j' || (name[1] == '0' && name.size() > 2)) {
+      return std::nullopt;
+    }
+    int64_t v = 0;
+    for (size_t i = 1; i < name.size(); ++i) {
+      if (name[i] < '0' || name[i] > '9') return std::nullopt;
+      v = v * 10 + (name[i] - '0');
+    }
+    return v;
+  }
+  void Append(std::string_view name) {
+    chars_ += name;
+    ends_.push_back(chars_.size());
+  }
+  bool sequential_ = true;
+  int64_t first_ = 0, count_ = 0;
+  std::string chars_;
+  std::vector<uint64_t> ends_;  // within chars_
+};
 
 std::vector<std::string> SortedUnits(const absl::flat_hash_set<std::string>& seen) {
   std::vector<std::string> units(seen.begin(), seen.end());
@@ -105,6 +165,41 @@ JobNames JobNames::Build(std::string_view chars, const std::vector<uint64_t>& en
   return out;
 }
 
+JobNames JobNames::Sequential(int64_t n) {
+  JobNames out;
+  out.rank_.resize(static_cast<size_t>(n));
+  // At most 19 characters per name ("j" and up to 18 digits).
+  const bool wide = static_cast<uint64_t>(n) * 19 > std::numeric_limits<uint32_t>::max();
+  int32_t rank = 0;
+  auto emit = [&](int64_t k) {
+    char buf[24] = {'j'};
+    const char* end = std::to_chars(buf + 1, buf + sizeof(buf), k).ptr;
+    out.chars_.append(buf, static_cast<size_t>(end - buf));
+    if (wide) {
+      out.ends64_.push_back(out.chars_.size());
+    } else {
+      out.ends32_.push_back(static_cast<uint32_t>(out.chars_.size()));
+    }
+    out.rank_[static_cast<size_t>(k)] = rank++;
+  };
+  if (n > 0) emit(0);  // "j0" sorts before "j1..."
+  // 1 .. n-1 in the byte order of their decimal digits: a walk of the digit
+  // trie (after k: k0 if it exists; else up past trailing 9s and ends, then
+  // the next sibling).
+  int64_t k = 1;
+  for (int64_t i = 1; i < n; ++i) {
+    emit(k);
+    if (k <= (n - 1) / 10) {
+      k *= 10;
+    } else {
+      while (k % 10 == 9 || k + 1 >= n) k /= 10;
+      ++k;
+    }
+  }
+  out.chars_.shrink_to_fit();
+  return out;
+}
+
 int32_t JobNames::Find(std::string_view name) const {
   int32_t lo = 0, hi = num_names();
   while (lo < hi) {
@@ -121,22 +216,22 @@ int32_t JobNames::Find(std::string_view name) const {
 ScenarioIndex IndexScenario(const Scenario& scenario) {
   absl::flat_hash_set<std::string> seen;
   for (const CapacityLimit& l : scenario.service_environment.capacity_limits) seen.insert(l.capacity_unit);
-  std::string chars;
-  std::vector<uint64_t> ends;
-  ends.reserve(static_cast<size_t>(std::max<int64_t>(0, scenario.submit_count)));
+  NameRun names;
   for (const ScenarioEvent& ev : scenario.events) {
     Visit(
         ev, [&](std::string_view u) {
           if (!seen.contains(absl::string_view(u.data(), u.size()))) seen.emplace(u);
         },
-        [&](std::string_view name) {
-          chars += name;
-          ends.push_back(chars.size());
-        });
+        [&](std::string_view name) { names.Add(name); });
   }
   ScenarioIndex idx;
   idx.units = SortedUnits(seen);
-  idx.job_names = JobNames::Build(chars, ends);
+  if (names.sequential() && (names.size() == 0 || names.first() == 0)) {
+    idx.job_names = JobNames::Sequential(names.size());
+  } else {
+    names.Materialize();
+    idx.job_names = JobNames::Build(names.chars(), names.ends());
+  }
   return idx;
 }
 
@@ -148,8 +243,7 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
   struct Block {
     absl::Status status;
     absl::flat_hash_set<std::string> units;
-    std::string chars;
-    std::vector<uint64_t> ends;  // within chars
+    NameRun names;
     int64_t events = 0, submits = 0;
     SimTime first_time = 0, last_time = 0;
   };
@@ -174,10 +268,7 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
             ev, [&](std::string_view u) {
               if (!k.units.contains(absl::string_view(u.data(), u.size()))) k.units.emplace(u);
             },
-            [&](std::string_view name) {
-              k.chars += name;
-              k.ends.push_back(k.chars.size());
-            });
+            [&](std::string_view name) { k.names.Add(name); });
       }
     }
   }, tbb::simple_partitioner());
@@ -185,6 +276,9 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
   for (const CapacityLimit& l : head.service_environment.capacity_limits) seen.insert(l.capacity_unit);
   int64_t submits = 0, events = 0;
   size_t chars_size = 0, names = 0;
+  // Generated names ("j0", "j1", ... in order across all blocks) need no
+  // collecting and no sort (JobNames::Sequential).
+  bool sequential = true;
   for (size_t b = 0; b < blocks.size(); ++b) {
     const Block& k = blocks[b];
     if (!k.status.ok()) return k.status;
@@ -193,28 +287,39 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
     }
     submits += k.submits;
     events += k.events;
-    chars_size += k.chars.size();
-    names += k.ends.size();
+    if (!k.names.sequential() || (k.names.size() > 0 && k.names.first() != static_cast<int64_t>(names))) {
+      sequential = false;
+    }
+    chars_size += k.names.chars().size();
+    names += static_cast<size_t>(k.names.size());
     for (const std::string& u : k.units) seen.insert(u);
   }
   if (static_cast<size_t>(events) != stream.num_events()) return err("event count does not match the event blocks");
   if (submits != head.submit_count) return err("submit count does not match the events");
-  std::string chars;
-  std::vector<uint64_t> ends;
-  chars.reserve(chars_size);
-  ends.reserve(names);
   std::vector<int64_t> first_ordinal(blocks.size() + 1, 0);  // of each block's named submissions
   for (size_t b = 0; b < blocks.size(); ++b) {
-    Block& k = blocks[b];
-    const uint64_t base = chars.size();
-    chars += k.chars;
-    for (uint64_t e : k.ends) ends.push_back(base + e);
-    first_ordinal[b + 1] = first_ordinal[b] + static_cast<int64_t>(k.ends.size());
-    k = Block();  // free as we go
+    first_ordinal[b + 1] = first_ordinal[b] + blocks[b].names.size();
   }
   ScenarioIndex idx;
   idx.units = SortedUnits(seen);
-  idx.job_names = JobNames::Build(chars, ends);
+  if (sequential) {
+    blocks.clear();
+    idx.job_names = JobNames::Sequential(static_cast<int64_t>(names));
+  } else {
+    std::string chars;
+    std::vector<uint64_t> ends;
+    chars.reserve(chars_size);
+    ends.reserve(names);
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      Block& k = blocks[b];
+      k.names.Materialize();
+      const uint64_t base = chars.size();
+      chars += k.names.chars();
+      for (uint64_t e : k.names.ends()) ends.push_back(base + e);
+      k = Block();  // free as we go
+    }
+    idx.job_names = JobNames::Build(chars, ends);
+  }
   if (const auto& dup = idx.job_names.first_duplicate(); dup) {
     // Rare: find the two requests again for their paths.
     auto path_of = [&](int64_t ordinal) -> std::string {

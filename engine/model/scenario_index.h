@@ -44,6 +44,10 @@ class JobNames {
   // 0..n-1), name k ending at ends[k]. Sorting runs on oneTBB; the result
   // does not depend on the thread count.
   static JobNames Build(std::string_view chars, const std::vector<uint64_t>& ends);
+  // The names "j0" .. "j<n-1>" in ordinal order (what `quotasim gen`
+  // writes): the same JobNames as Build() of those names, made in one pass
+  // in name order, without collecting or sorting them.
+  static JobNames Sequential(int64_t n);
 
   int64_t num_ordinals() const { return static_cast<int64_t>(rank_.size()); }
   int32_t num_names() const { return static_cast<int32_t>(ends32_.size() + ends64_.size()); }
