@@ -264,6 +264,24 @@ TEST(QsbTest, GenerateQsbEqualsEncodingTheGeneratedScenario) {
   EXPECT_FALSE(GenerateQsbFile(Small(), "/nonexistent-dir/x.qsb").ok());
 }
 
+// The streamed encoding draws the jobs window by window and finds the last
+// arrival from the last block: windows of one block (several windows, a
+// follow-up heap carried across them) and the exact search for the last
+// arrival give the bytes of the scenario held whole, in both profiles.
+TEST(QsbTest, WindowsAndTheLastArrivalShortcutChangeNoByte) {
+  for (Profile p : {Profile::kSteady, Profile::kStress}) {
+    GenOptions o = GenOptions::For(p);
+    o.jobs = 3 * kBlockJobs + 123;
+    o.shares = 5;
+    o.units = 2;
+    o.seed = 21;
+    const std::string want = EncodeQsb(*Generate(o), 2, 997);
+    EXPECT_EQ(*GenerateQsb(o, 997, 1), want) << ProfileName(p) << ", windows of one block";
+    EXPECT_EQ(*GenerateQsb(o, 997, 2, /*exact_span=*/true), want) << ProfileName(p) << ", exact last arrival";
+    EXPECT_EQ(*GenerateQsb(o, 997), want) << ProfileName(p);
+  }
+}
+
 TEST(MemoryBudgetTest, RefusesOnlyWhatCannotFit) {
   EXPECT_TRUE(CheckMemoryBudget(1000, 1000 * kMinBytesPerEvent, "x").ok());
   EXPECT_TRUE(CheckMemoryBudget(100'000'000, 0, "x").ok());  // memory unknown: no check

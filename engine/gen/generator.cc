@@ -1,20 +1,30 @@
 #include "engine/gen/generator.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <memory>
+#include <queue>
 #include <numeric>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "engine/gen/qsb.h"
 #include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/enumerable_thread_specific.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/partitioner.h"
+#include "oneapi/tbb/task_group.h"
 
 namespace qs::gen {
 namespace {
@@ -102,51 +112,6 @@ struct GenJob {
 };
 static_assert(sizeof(GenJob) == 40);
 
-// A follow-up request (priority update, termination) or a limit change.
-struct Extra {
-  SimTime time;
-  int64_t key;  // tie-break: job index * 2 + kind, limit changes after
-  Request request;
-};
-
-// Everything drawn, before it becomes request objects: the head (its events
-// are the quotaShares entries), the jobs, the extras, and the order of the
-// other events, each an index into jobs (>= 0) or extras (-1 - k).
-struct Plan {
-  Scenario head;
-  std::vector<std::string> share_names;
-  std::vector<GenJob> jobs;
-  std::vector<Extra> extras;
-  std::vector<int64_t> order;
-  OfferedLoad offered;
-};
-
-// Event `p` of plan.order, with its path "events[p]".
-ScenarioEvent MakeEvent(const Plan& plan, size_t p) {
-  ScenarioEvent ev;
-  ev.path = absl::StrCat("events[", p, "]");
-  const int64_t slot = plan.order[p];
-  if (slot < 0) {
-    const Extra& x = plan.extras[static_cast<size_t>(-1 - slot)];
-    ev.time = x.time;
-    ev.request = x.request;
-    return ev;
-  }
-  const GenJob& j = plan.jobs[static_cast<size_t>(slot)];
-  SubmitServiceJobRequest r;
-  r.job_name = absl::StrCat("j", slot);
-  r.quota_share_name = plan.share_names[static_cast<size_t>(j.share)];
-  r.scheduling_priority = j.priority;
-  r.instance_type = kUnitNames[j.unit];
-  r.instance_count = j.count;
-  r.run_time = j.run;
-  r.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
-  if (j.failed) r.retry_attempts = 2;
-  ev.time = j.arrival;
-  ev.request = std::move(r);
-  return ev;
-}
-
 }  // namespace
 
 std::optional<Profile> ParseProfile(std::string_view name) {
@@ -209,9 +174,9 @@ struct Draw {
   const std::vector<double>& count_cum;
 };
 
-// Jobs [b * kBlockJobs, end) of the steady profile; returns the block's
-// span in operational time.
-double SteadyBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, std::vector<GenJob>& jobs) {
+// Jobs [b * kBlockJobs, end) of the steady profile, into jobs[0 .. end -
+// b * kBlockJobs); returns the block's span in operational time.
+double SteadyBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, GenJob* jobs) {
   const GenOptions& o = d.o;
   const double rate = d.rate, sigma = d.sigma;
   const std::vector<Pair>& pairs = d.pairs;
@@ -223,7 +188,7 @@ double SteadyBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, std::vector<
   int64_t burst_left = 0;
   double t = 0;
   for (int64_t i = b * kBlockJobs; i < end; ++i) {
-    GenJob& j = jobs[static_cast<size_t>(i)];
+    GenJob& j = jobs[i - b * kBlockJobs];
     if (burst_left > 0) {
       --burst_left;
     } else if (rng.Uniform() < o.burst_fraction / 200.0) {
@@ -264,7 +229,7 @@ double SteadyBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, std::vector<
 // The same for the stress profile (the shape of gen before profiles, byte
 // for byte): a block is a burst, at ten times the rate, with probability
 // burst_fraction.
-double StressBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, std::vector<GenJob>& jobs) {
+double StressBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, GenJob* jobs) {
   const GenOptions& o = d.o;
   const double rate = d.rate, sigma = d.sigma;
   const std::vector<Pair>& pairs = d.pairs;
@@ -273,7 +238,7 @@ double StressBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, std::vector<
   const bool burst = rng.Uniform() < o.burst_fraction;
   double t = 0;
   for (int64_t i = b * kBlockJobs; i < end; ++i) {
-    GenJob& j = jobs[static_cast<size_t>(i)];
+    GenJob& j = jobs[i - b * kBlockJobs];
     t += rng.Exponential() / rate * (burst ? 0.1 : 1.0);
     j.op_time = t;
     const Pair& pair = pairs[static_cast<size_t>(rng.Weighted(pair_cum))];
@@ -293,9 +258,24 @@ double StressBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, std::vector<
   return t;
 }
 
-Plan MakePlan(const GenOptions& o) {
-  Plan plan;
-  Scenario& sc = plan.head;
+// Everything drawn before the jobs (stream 0 of the seed): the head (its
+// events are the quotaShares entries), the limits and the arrival process.
+// `cfg` goes on to draw the limit changes once the span is known.
+struct Setup {
+  explicit Setup(uint64_t seed) : cfg(seed, 0) {}
+  Scenario head;
+  std::vector<std::string> share_names;
+  std::vector<std::vector<int64_t>> limit;     // [share][unit]
+  std::vector<std::vector<int>> share_units;  // [share]
+  std::vector<Pair> pairs;
+  std::vector<double> pair_cum, count_cum;
+  double rate = 0;  // jobs per second
+  double sigma = 1.6;
+  Rng cfg;
+};
+
+void MakeSetup(const GenOptions& o, Setup& setup) {
+  Scenario& sc = setup.head;
   sc.source = absl::StrCat("gen(seed=", o.seed, ",jobs=", o.jobs, ")");
   sc.scheduling_policy.name = "quota-policy";
   sc.scheduling_policy.has_quota_share_policy = true;
@@ -304,7 +284,7 @@ Plan MakePlan(const GenOptions& o) {
   sc.job_queue.priority = 1;
 
   // --- Configuration: environment and shares (stream 0). ---
-  Rng cfg(o.seed, 0);
+  Rng& cfg = setup.cfg;
   // Skewed team sizes (Zipf-like 1/(s+1)), and limits sized to them as a
   // platform team would: a share's limits add up to about 128 instances x
   // its relative size (x 0.8, 1 or 1.2), split over its instance types, at
@@ -317,8 +297,10 @@ Plan MakePlan(const GenOptions& o) {
     sum_w += share_w.back();
   }
   const double per_share = 128;
-  std::vector<std::vector<int64_t>> limit(static_cast<size_t>(o.shares), std::vector<int64_t>(static_cast<size_t>(o.units), 0));
-  std::vector<std::vector<int>> share_units(static_cast<size_t>(o.shares));
+  std::vector<std::vector<int64_t>>& limit = setup.limit;
+  limit.assign(static_cast<size_t>(o.shares), std::vector<int64_t>(static_cast<size_t>(o.units), 0));
+  std::vector<std::vector<int>>& share_units = setup.share_units;
+  share_units.assign(static_cast<size_t>(o.shares), {});
   for (int s = 0; s < o.shares; ++s) {
     // A share's queue is one FIFO over all its types, so a head waiting for
     // one type holds back the jobs of the others. Stress shares use about
@@ -345,7 +327,7 @@ Plan MakePlan(const GenOptions& o) {
     // The environment covers 90-110% of the limits: sometimes oversubscribed.
     sc.service_environment.capacity_limits.push_back({kUnitNames[u], std::max<int64_t>(16, sum * (90 + cfg.Below(21)) / 100)});
   }
-  std::vector<std::string>& share_names = plan.share_names;
+  std::vector<std::string>& share_names = setup.share_names;
   for (int s = 0; s < o.shares; ++s) {
     CreateQuotaShareRequest r;
     r.quota_share_name = absl::StrCat("team-", s);
@@ -371,7 +353,7 @@ Plan MakePlan(const GenOptions& o) {
     sc.events.push_back(std::move(ev));
   }
   std::vector<double> count_w(std::begin(kInstanceWeights), std::end(kInstanceWeights));
-  const std::vector<double> count_cum = Cumulative(count_w);
+  setup.count_cum = Cumulative(count_w);
 
   // The arrival process: every share offers `load` times its limits
   // (instance-time over time), scaled down on a type whose environment
@@ -382,9 +364,9 @@ Plan MakePlan(const GenOptions& o) {
   // type and the quarter-of-limit cap on instance counts left out of the
   // rate, overloaded the big teams for ever: at 1e7 jobs a p95 wait of
   // 420 days and millions of jobs queued.)
-  const double sigma = 1.6;
+  const double sigma = setup.sigma;
   const double mean_run = MeanClampedLognormal(o.median_run_seconds, sigma, 1.0, o.max_run_seconds);
-  std::vector<Pair> pairs;
+  std::vector<Pair>& pairs = setup.pairs;
   std::vector<double> pair_rate;
   for (int s = 0; s < o.shares; ++s) {
     for (int u : share_units[static_cast<size_t>(s)]) {
@@ -399,186 +381,520 @@ Plan MakePlan(const GenOptions& o) {
       pair_rate.push_back(o.load * static_cast<double>(limit[s][u]) * scale / (mean_count * mean_run));
     }
   }
-  const double rate = std::accumulate(pair_rate.begin(), pair_rate.end(), 0.0);  // jobs per second
-  const std::vector<double> pair_cum = Cumulative(pair_rate);
+  setup.rate = std::accumulate(pair_rate.begin(), pair_rate.end(), 0.0);  // jobs per second
+  setup.pair_cum = Cumulative(pair_rate);
+  sc.submit_count = o.jobs;
+}
 
-  // --- Jobs, in parallel blocks (stream 1 + block). ---
-  const int64_t n = o.jobs;
-  const int64_t nblocks = (n + kBlockJobs - 1) / kBlockJobs;
-  std::vector<GenJob>& jobs = plan.jobs;
-  jobs.resize(static_cast<size_t>(n));
-  std::vector<double> block_span(static_cast<size_t>(nblocks));
-  const Draw draw{o, rate, sigma, pairs, pair_cum, count_cum};
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, nblocks, 1), [&](const tbb::blocked_range<int64_t>& range) {
-    for (int64_t b = range.begin(); b != range.end(); ++b) {
-      Rng rng(o.seed, 1 + static_cast<uint64_t>(b));
-      const int64_t end = std::min(n, (b + 1) * kBlockJobs);
-      block_span[static_cast<size_t>(b)] = o.profile == Profile::kSteady ? SteadyBlock(draw, rng, b, end, jobs)
-                                                                         : StressBlock(draw, rng, b, end, jobs);
-    }
-  }, tbb::simple_partitioner());
-  std::vector<double> offset(static_cast<size_t>(nblocks), 0);
-  for (int64_t b = 1; b < nblocks; ++b) offset[b] = offset[b - 1] + block_span[b - 1];
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, nblocks, 1), [&](const tbb::blocked_range<int64_t>& range) {
-    for (int64_t b = range.begin(); b != range.end(); ++b) {
-      // Operational time -> wall time through the diurnal intensity, by
-      // Newton from the block's previous answer (a step or two), so the
-      // result depends only on the block, never on the thread count.
-      double x_prev = 0, t_prev = 0;
-      for (int64_t i = b * kBlockJobs; i < std::min(n, (b + 1) * kBlockJobs); ++i) {
-        GenJob& j = jobs[static_cast<size_t>(i)];
-        const double x = j.op_time + offset[static_cast<size_t>(b)];
-        const double t = InverseLambda(x, o.diurnal_amplitude, i == b * kBlockJobs ? x : t_prev + (x - x_prev));
-        j.arrival = Ms(t);
-        x_prev = x;
-        t_prev = t;
+
+// write(2) all of `s`; false on an error.
+bool WriteAll(int fd, std::string_view s) {
+  while (!s.empty()) {
+    const ssize_t n = ::write(fd, s.data(), s.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    s.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// The first `bytes` of `from` appended to `to`: in the kernel where it can
+// (copy_file_range), else through a buffer.
+bool CopyAll(int from, int to, uint64_t bytes) {
+  off_t in = 0;
+  while (bytes > 0) {
+    const ssize_t n = ::copy_file_range(from, &in, to, nullptr, bytes, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes -= static_cast<uint64_t>(n);
+  }
+  std::string buf(1 << 20, '\0');
+  while (bytes > 0) {
+    const ssize_t n = ::pread(from, buf.data(), std::min<uint64_t>(bytes, buf.size()), in);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    if (!WriteAll(to, std::string_view(buf.data(), static_cast<size_t>(n)))) return false;
+    in += n;
+    bytes -= static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+// One event of the generated scenario, before it becomes a request:
+// a submission (its drawn job), a priority update or termination of job
+// `job`, or limit change `job` (UpdateQuotaShare 2c and its way back 2c+1).
+struct GenEvent {
+  enum Kind : uint8_t { kSubmit, kUpdate, kTerminate, kLimit };
+  SimTime time = 0;
+  int64_t job = 0;
+  GenJob j{};  // kSubmit: the job; kUpdate: j.new_priority
+  Kind kind = kSubmit;
+};
+
+// The generated events in scenario order, drawn window by window so that
+// memory does not grow with --jobs. The jobs of a block of kBlockJobs come
+// from their own generator (seed, 1 + block); a job's arrival needs the
+// operational time of every block before it (their spans), and the limit
+// changes need the last arrival, so the blocks are drawn three times:
+// for their spans, for the last arrival and the follow-up count, and then
+// window by window for the events. Follow-ups wait in a heap until the
+// first later submission: the order is (time, key) over follow-ups and
+// limit changes (key: job * 2 + kind, limit changes after), and a
+// follow-up goes before every submission that comes later than it.
+class EventSource {
+ public:
+  // exact_span: find the last arrival by drawing every block a second time
+  // (pass 2 below); otherwise only the last block is drawn for it, which
+  // is the answer unless rounding to milliseconds put an earlier arrival
+  // later, and span_ok() tells at the end whether it was.
+  EventSource(const GenOptions& o, int64_t window_blocks, bool exact_span)
+      : o_(o), setup_(o.seed), window_blocks_(window_blocks) {
+    MakeSetup(o_, setup_);
+    n_ = o_.jobs;
+    nblocks_ = (n_ + kBlockJobs - 1) / kBlockJobs;
+    Draw draw{o_, setup_.rate, setup_.sigma, setup_.pairs, setup_.pair_cum, setup_.count_cum};
+    draw_ = std::make_unique<Draw>(draw);
+    // Pass 1: each block's span, and the follow-ups it asks for.
+    std::vector<double> span(static_cast<size_t>(nblocks_));
+    std::vector<int64_t> follow(static_cast<size_t>(nblocks_));
+    tbb::enumerable_thread_specific<std::vector<GenJob>> scratch{std::vector<GenJob>(kBlockJobs)};
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, nblocks_, 1), [&](const tbb::blocked_range<int64_t>& range) {
+      std::vector<GenJob>& jobs = scratch.local();
+      for (int64_t b = range.begin(); b != range.end(); ++b) {
+        const int64_t end = DrawBlock(b, jobs.data(), &span[static_cast<size_t>(b)]);
+        int64_t f = 0;
+        for (int64_t i = 0; i < end - b * kBlockJobs; ++i) f += (jobs[i].update_after >= 0) + (jobs[i].terminate_after >= 0);
+        follow[static_cast<size_t>(b)] = f;
       }
-    }
-  }, tbb::simple_partitioner());
-  // Rounding to milliseconds keeps the order (InverseLambda is monotone).
-  for (int64_t i = 1; i < n; ++i) jobs[i].arrival = std::max(jobs[i].arrival, jobs[i - 1].arrival);
-  const SimTime span = jobs.back().arrival;
+    }, tbb::simple_partitioner());
+    offset_.assign(static_cast<size_t>(nblocks_), 0);
+    for (int64_t b = 1; b < nblocks_; ++b) offset_[b] = offset_[b - 1] + span[b - 1];
+    follow_ups_ = std::accumulate(follow.begin(), follow.end(), int64_t{0});
+    // Pass 2: the last arrival (the largest, as arrivals are made monotone).
+    // Arrivals grow with the operational time but for rounding, so the
+    // last block holds the largest; the windows check it (span_ok()).
+    const int64_t from = exact_span ? 0 : nblocks_ - 1;
+    std::vector<SimTime> last(static_cast<size_t>(nblocks_ - from));
+    tbb::parallel_for(tbb::blocked_range<int64_t>(from, nblocks_, 1), [&](const tbb::blocked_range<int64_t>& range) {
+      std::vector<GenJob>& jobs = scratch.local();
+      for (int64_t b = range.begin(); b != range.end(); ++b) {
+        const int64_t end = DrawBlock(b, jobs.data(), nullptr);
+        Arrivals(b, end, jobs.data());
+        SimTime m = jobs[0].arrival;
+        for (int64_t i = 1; i < end - b * kBlockJobs; ++i) m = std::max(m, jobs[i].arrival);
+        last[static_cast<size_t>(b - from)] = m;
+      }
+    }, tbb::simple_partitioner());
+    span_ = *std::max_element(last.begin(), last.end());
+    MakeLimitChanges();
+    asked_.assign(static_cast<size_t>(o_.units), 0);
+  }
 
-  // --- Events: submissions, follow-ups and limit changes, merged by time. ---
-  std::vector<Extra>& extras = plan.extras;
-  for (int64_t i = 0; i < n; ++i) {
-    const GenJob& j = jobs[static_cast<size_t>(i)];
-    if (j.update_after >= 0) {
-      UpdateServiceJobRequest r;
-      r.job_id = absl::StrCat("j", i);
-      r.scheduling_priority = j.new_priority;
-      extras.push_back({j.arrival + j.update_after, i * 2, std::move(r)});
-    }
-    if (j.terminate_after >= 0) {
-      TerminateServiceJobRequest r;
-      r.job_id = absl::StrCat("j", i);
-      r.reason = "cancelled by user (synthetic)";
-      extras.push_back({j.arrival + j.terminate_after, i * 2 + 1, std::move(r)});
+  const Scenario& head() const { return setup_.head; }
+  // Every event: the quotaShares entries, the submissions, the follow-ups
+  // and the limit changes.
+  size_t num_events() const {
+    return setup_.head.events.size() + static_cast<size_t>(n_ + follow_ups_) + limit_reqs_.size();
+  }
+  bool done() const { return next_job_ == n_ && pending_.empty() && next_limit_ == limit_extras_.size(); }
+  // Once done(): whether the last arrival the limit changes were timed by
+  // was the largest (always, with exact_span).
+  bool span_ok() const { return raw_max_ == span_; }
+
+  // Appends the next events to `out` until it holds `want` or none are left.
+  void Next(std::vector<GenEvent>& out, size_t want) {
+    while (out.size() < want && EmitOne(out)) {
     }
   }
+
+  // The figures of OfferedLoad; valid once done().
+  OfferedLoad Offered() const {
+    OfferedLoad off;
+    off.span = span_;
+    for (int u = 0; u < o_.units; ++u) {
+      const double cap = static_cast<double>(setup_.head.service_environment.capacity_limits[static_cast<size_t>(u)].max_capacity);
+      off.utilisation.push_back(
+          {kUnitNames[u], span_ > 0 ? asked_[static_cast<size_t>(u)] / (cap * static_cast<double>(span_) / 1000.0) : 0.0});
+    }
+    off.follow_ups = follow_ups_;
+    return off;
+  }
+
+  // Event `e` as the scenario holds it, with the path "events[index]".
+  ScenarioEvent Make(const GenEvent& e, uint64_t index) const {
+    ScenarioEvent ev;
+    ev.path = absl::StrCat("events[", index, "]");
+    ev.time = e.time;
+    switch (e.kind) {
+      case GenEvent::kSubmit: {
+        const GenJob& j = e.j;
+        SubmitServiceJobRequest r;
+        r.job_name = absl::StrCat("j", e.job);
+        r.quota_share_name = setup_.share_names[static_cast<size_t>(j.share)];
+        r.scheduling_priority = j.priority;
+        r.instance_type = kUnitNames[j.unit];
+        r.instance_count = j.count;
+        r.run_time = j.run;
+        r.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
+        if (j.failed) r.retry_attempts = 2;
+        ev.request = std::move(r);
+        break;
+      }
+      case GenEvent::kUpdate: {
+        UpdateServiceJobRequest r;
+        r.job_id = absl::StrCat("j", e.job);
+        r.scheduling_priority = e.j.new_priority;
+        ev.request = std::move(r);
+        break;
+      }
+      case GenEvent::kTerminate: {
+        TerminateServiceJobRequest r;
+        r.job_id = absl::StrCat("j", e.job);
+        r.reason = "cancelled by user (synthetic)";
+        ev.request = std::move(r);
+        break;
+      }
+      case GenEvent::kLimit:
+        ev.request = limit_reqs_[static_cast<size_t>(e.job)];
+        break;
+    }
+    return ev;
+  }
+
+  // The bytes QsbEventWriter::Put(Make(e, index)) writes; a submission
+  // without building it.
+  void Put(const GenEvent& e, uint64_t index, QsbEventWriter& w) const {
+    if (e.kind != GenEvent::kSubmit) {
+      w.Put(Make(e, index));
+      return;
+    }
+    char name[24] = {'j'};
+    const GenJob& j = e.j;
+    QsbSubmitView v;
+    v.time = j.arrival;
+    v.index = index;
+    v.job_name = std::string_view(name, static_cast<size_t>(std::to_chars(name + 1, name + sizeof(name), e.job).ptr - name));
+    v.quota_share_name = setup_.share_names[static_cast<size_t>(j.share)];
+    v.scheduling_priority = j.priority;
+    if (j.failed) v.retry_attempts = 2;
+    v.instance_type = kUnitNames[j.unit];
+    v.instance_count = j.count;
+    v.run_time = j.run;
+    v.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
+    w.PutSubmit(v);
+  }
+
+ private:
+  // A follow-up or limit change waiting for its turn.
+  struct Pending {
+    SimTime time;
+    int64_t key;
+    int8_t new_priority;
+    bool operator>(const Pending& x) const { return time != x.time ? time > x.time : key > x.key; }
+  };
+
+  // Draws block b into jobs[0..] (buffers are reused: every field starts
+  // from GenJob{}); returns its end (a job index). `span`: the block's span
+  // in operational time.
+  int64_t DrawBlock(int64_t b, GenJob* jobs, double* span) const {
+    Rng rng(o_.seed, 1 + static_cast<uint64_t>(b));
+    const int64_t end = std::min(n_, (b + 1) * kBlockJobs);
+    std::fill(jobs, jobs + (end - b * kBlockJobs), GenJob{});  // the draw sets only what a job has
+    const double t = o_.profile == Profile::kSteady ? SteadyBlock(*draw_, rng, b, end, jobs)
+                                                    : StressBlock(*draw_, rng, b, end, jobs);
+    if (span != nullptr) *span = t;
+    return end;
+  }
+  // Operational time -> wall time through the diurnal intensity, by Newton
+  // from the block's previous answer (a step or two), so the result depends
+  // only on the block, never on the thread count or the window.
+  void Arrivals(int64_t b, int64_t end, GenJob* jobs) const {
+    double x_prev = 0, t_prev = 0;
+    for (int64_t i = b * kBlockJobs; i < end; ++i) {
+      GenJob& j = jobs[i - b * kBlockJobs];
+      const double x = j.op_time + offset_[static_cast<size_t>(b)];
+      const double t = InverseLambda(x, o_.diurnal_amplitude, i == b * kBlockJobs ? x : t_prev + (x - x_prev));
+      j.arrival = Ms(t);
+      x_prev = x;
+      t_prev = t;
+    }
+  }
+
+  // The next window of blocks into window_, arrivals made monotone across
+  // windows (rounding to milliseconds may undo InverseLambda's order by a
+  // millisecond).
+  void DrawWindow() {
+    const int64_t first_block = next_job_ / kBlockJobs;
+    const int64_t end_block = std::min(nblocks_, first_block + window_blocks_);
+    window_first_ = first_block * kBlockJobs;
+    window_.resize(static_cast<size_t>(std::min(n_, end_block * kBlockJobs) - window_first_));
+    tbb::parallel_for(tbb::blocked_range<int64_t>(first_block, end_block, 1), [&](const tbb::blocked_range<int64_t>& range) {
+      for (int64_t b = range.begin(); b != range.end(); ++b) {
+        GenJob* jobs = window_.data() + (b * kBlockJobs - window_first_);
+        const int64_t end = DrawBlock(b, jobs, nullptr);
+        Arrivals(b, end, jobs);
+      }
+    }, tbb::simple_partitioner());
+    for (GenJob& j : window_) {
+      raw_max_ = std::max(raw_max_, j.arrival);
+      if (any_arrival_) j.arrival = std::max(j.arrival, last_arrival_);
+      last_arrival_ = j.arrival;
+      any_arrival_ = true;
+    }
+  }
+
   // Limit changes are temporary quota moves (a deadline, a maintenance
   // window): a share's limits go to 50-150% for half the time to the next
   // change, then back; in the steady profile for at most six hours. (Kept
   // for ever, a cut to half left a share that cannot borrow overloaded for
   // the rest of the span; kept for a quarter of the span, it left a backlog
   // of days.)
-  for (int c = 0; c < o.limit_changes; ++c) {
-    const int s = static_cast<int>(cfg.Below(o.shares));
-    const SimTime at = span * (c + 1) / (o.limit_changes + 1);
-    SimTime window = span / (2 * (o.limit_changes + 1));
-    if (o.profile == Profile::kSteady) window = std::min<SimTime>(window, 6 * 3'600'000);
-    const SimTime back = at + window;
-    UpdateQuotaShareRequest change, restore;
-    change.quota_share_arn = share_names[static_cast<size_t>(s)];
-    restore.quota_share_arn = share_names[static_cast<size_t>(s)];
-    std::vector<CapacityLimit> cl, original;
-    for (int u : share_units[static_cast<size_t>(s)]) {
-      cl.push_back({kUnitNames[u], std::max<int64_t>(16, limit[s][u] * (50 + cfg.Below(101)) / 100)});
-      original.push_back({kUnitNames[u], limit[s][u]});
+  void MakeLimitChanges() {
+    Rng& cfg = setup_.cfg;
+    for (int c = 0; c < o_.limit_changes; ++c) {
+      const int s = static_cast<int>(cfg.Below(o_.shares));
+      const SimTime at = span_ * (c + 1) / (o_.limit_changes + 1);
+      SimTime window = span_ / (2 * (o_.limit_changes + 1));
+      if (o_.profile == Profile::kSteady) window = std::min<SimTime>(window, 6 * 3'600'000);
+      const SimTime back = at + window;
+      UpdateQuotaShareRequest change, restore;
+      change.quota_share_arn = setup_.share_names[static_cast<size_t>(s)];
+      restore.quota_share_arn = setup_.share_names[static_cast<size_t>(s)];
+      std::vector<CapacityLimit> cl, original;
+      for (int u : setup_.share_units[static_cast<size_t>(s)]) {
+        cl.push_back({kUnitNames[u], std::max<int64_t>(16, setup_.limit[s][u] * (50 + cfg.Below(101)) / 100)});
+        original.push_back({kUnitNames[u], setup_.limit[s][u]});
+      }
+      change.capacity_limits = std::move(cl);
+      restore.capacity_limits = std::move(original);
+      limit_reqs_.push_back(std::move(change));
+      limit_reqs_.push_back(std::move(restore));
+      limit_extras_.push_back({at, 2 * n_ + 2 * c, 0});
+      limit_extras_.push_back({back, 2 * n_ + 2 * c + 1, 0});
     }
-    change.capacity_limits = std::move(cl);
-    restore.capacity_limits = std::move(original);
-    extras.push_back({at, 2 * n + 2 * c, std::move(change)});
-    extras.push_back({back, 2 * n + 2 * c + 1, std::move(restore)});
+    std::sort(limit_extras_.begin(), limit_extras_.end(), [](const Pending& a, const Pending& b) { return b > a; });
   }
-  std::sort(extras.begin(), extras.end(), [](const Extra& a, const Extra& b) {
-    return a.time != b.time ? a.time < b.time : a.key < b.key;
-  });
 
-  // The merge: an extra goes before the submissions that come later.
-  plan.order.reserve(static_cast<size_t>(n) + extras.size());
-  size_t k = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    for (; k < extras.size() && extras[k].time < jobs[static_cast<size_t>(i)].arrival; ++k) {
-      plan.order.push_back(-1 - static_cast<int64_t>(k));
+  // Appends the next event; false when none is left.
+  bool EmitOne(std::vector<GenEvent>& out) {
+    const GenJob* job = nullptr;
+    if (next_job_ < n_) {
+      if (next_job_ >= window_first_ + static_cast<int64_t>(window_.size())) DrawWindow();
+      job = &window_[static_cast<size_t>(next_job_ - window_first_)];
     }
-    plan.order.push_back(i);
+    const Pending* extra = pending_.empty() ? nullptr : &pending_.top();
+    const bool limit_first = next_limit_ < limit_extras_.size() && (extra == nullptr || *extra > limit_extras_[next_limit_]);
+    if (limit_first) extra = &limit_extras_[next_limit_];
+    if (extra != nullptr && (job == nullptr || extra->time < job->arrival)) {
+      GenEvent e;
+      e.time = extra->time;
+      if (limit_first) {
+        e.kind = GenEvent::kLimit;
+        e.job = extra->key - 2 * n_;
+        ++next_limit_;
+      } else {
+        e.kind = extra->key % 2 == 0 ? GenEvent::kUpdate : GenEvent::kTerminate;
+        e.job = extra->key / 2;
+        e.j.new_priority = extra->new_priority;
+        pending_.pop();
+      }
+      out.push_back(e);
+      return true;
+    }
+    if (job == nullptr) return false;
+    const int64_t i = next_job_++;
+    GenEvent e;
+    e.time = job->arrival;
+    e.job = i;
+    e.j = *job;
+    e.kind = GenEvent::kSubmit;
+    out.push_back(e);
+    if (job->update_after >= 0) pending_.push({job->arrival + job->update_after, i * 2, job->new_priority});
+    if (job->terminate_after >= 0) pending_.push({job->arrival + job->terminate_after, i * 2 + 1, 0});
+    asked_[static_cast<size_t>(job->unit)] += static_cast<double>(job->run) / 1000.0 * job->count;
+    return true;
   }
-  for (; k < extras.size(); ++k) plan.order.push_back(-1 - static_cast<int64_t>(k));
-  sc.submit_count = n;
 
-  // The offered regime: instance-time asked per type over capacity x span.
-  OfferedLoad& off = plan.offered;
-  off.span = span;
-  std::vector<double> asked(static_cast<size_t>(o.units), 0);
-  for (const GenJob& j : jobs) asked[static_cast<size_t>(j.unit)] += static_cast<double>(j.run) / 1000.0 * j.count;
-  for (int u = 0; u < o.units; ++u) {
-    const double cap = static_cast<double>(sc.service_environment.capacity_limits[static_cast<size_t>(u)].max_capacity);
-    off.utilisation.push_back(
-        {kUnitNames[u], span > 0 ? asked[static_cast<size_t>(u)] / (cap * static_cast<double>(span) / 1000.0) : 0.0});
+  const GenOptions o_;
+  Setup setup_;
+  std::unique_ptr<Draw> draw_;
+  const int64_t window_blocks_;
+  int64_t n_ = 0, nblocks_ = 0, follow_ups_ = 0;
+  SimTime span_ = 0;
+  std::vector<double> offset_;  // per block, in operational time
+  std::vector<UpdateQuotaShareRequest> limit_reqs_;
+  std::vector<Pending> limit_extras_;  // in (time, key) order
+  size_t next_limit_ = 0;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  std::vector<GenJob> window_;
+  int64_t window_first_ = 0;  // job index of window_[0]
+  int64_t next_job_ = 0;
+  SimTime last_arrival_ = 0;
+  bool any_arrival_ = false;
+  SimTime raw_max_ = std::numeric_limits<SimTime>::min();  // of the arrivals drawn so far, before the max
+  std::vector<double> asked_;  // instance-seconds per type, over the submissions so far
+};
+
+// QSB blocks encoded at once (in parallel, while the next ones are drawn)
+// and then written: 2 keeps gen at about 60 MB at any --jobs (4: 100 MB,
+// a few percent faster).
+constexpr size_t kEncodeBlocks = 2;
+
+// Encodes the scenario of `o` block by block as .qsb version 2 and hands
+// each block to `sink` in order; returns the prefix (QsbPrefix) that goes
+// before them. Memory: a window of drawn jobs and kEncodeBlocks blocks of
+// events and bytes, whatever --jobs is.
+// `exact_span`: as EventSource's; without it, *span_ok tells whether the
+// result stands (else the caller encodes again with it).
+absl::StatusOr<std::string> EncodeStreamed(const GenOptions& o, size_t block_events, int64_t window_blocks,
+                                           bool exact_span, const std::function<absl::Status(std::string&&)>& sink,
+                                           OfferedLoad* offered, bool* span_ok) {
+  EventSource src(o, window_blocks, exact_span);
+  const Scenario& head = src.head();
+  const size_t prefix = head.events.size();  // the quotaShares entries
+  const size_t nevents = src.num_events();
+  block_events = std::max<size_t>(1, block_events);
+  // A round: the events [next, goal) (kEncodeBlocks blocks), encoded in
+  // parallel while the next round's events are drawn; buf holds its
+  // generated events, from generated index `base` on.
+  struct Round {
+    size_t next = 0, goal = 0, base = 0;
+    std::vector<GenEvent> buf;
+    std::vector<std::string> blocks;
+    std::vector<uint64_t> sums;
+  };
+  auto fill = [&](Round& r, size_t next) -> absl::Status {
+    r.next = next;
+    r.goal = std::min(nevents, next + kEncodeBlocks * block_events);
+    r.base = next > prefix ? next - prefix : 0;
+    r.buf.clear();
+    if (r.goal > prefix) src.Next(r.buf, r.goal - prefix - r.base);
+    if (prefix + r.base + r.buf.size() < r.goal) return absl::InternalError("gen: fewer events drawn than counted");
+    return absl::OkStatus();
+  };
+  auto encode = [&](Round& r) {
+    const size_t nb = (r.goal - r.next + block_events - 1) / block_events;
+    r.blocks.assign(nb, std::string());
+    r.sums.assign(nb, 0);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, nb, 1), [&](const tbb::blocked_range<size_t>& range) {
+      for (size_t k = range.begin(); k != range.end(); ++k) {
+        const size_t first = r.next + k * block_events, end = std::min(r.goal, first + block_events);
+        QsbEventWriter w((end - first) * 96);
+        for (size_t g = first; g < end; ++g) {
+          if (g < prefix) {
+            w.Put(head.events[g]);
+          } else {
+            src.Put(r.buf[g - prefix - r.base], g - prefix, w);  // const: safe beside Next()
+          }
+        }
+        r.blocks[k] = w.Take();
+        r.sums[k] = QsbChecksum(r.blocks[k]);
+      }
+    }, tbb::simple_partitioner());
+  };
+  std::vector<QsbBlockInfo> table;
+  Round cur, following;
+  if (absl::Status st = fill(cur, 0); !st.ok()) return st;
+  while (cur.next < nevents) {
+    tbb::task_group tg;
+    tg.run([&] { encode(cur); });
+    absl::Status drawn = cur.goal < nevents ? fill(following, cur.goal) : absl::OkStatus();
+    tg.wait();
+    if (!drawn.ok()) return drawn;
+    for (size_t k = 0; k < cur.blocks.size(); ++k) {
+      const size_t first = cur.next + k * block_events, end = std::min(cur.goal, first + block_events);
+      table.push_back(QsbBlockInfo{end - first, cur.blocks[k].size(), cur.sums[k]});
+      if (absl::Status st = sink(std::move(cur.blocks[k])); !st.ok()) return st;
+    }
+    if (cur.goal >= nevents) break;
+    std::swap(cur, following);
   }
-  off.follow_ups = 0;
-  for (const Extra& x : extras) {
-    if (!std::holds_alternative<UpdateQuotaShareRequest>(x.request)) ++off.follow_ups;
-  }
-  return plan;
+  if (!src.done()) return absl::InternalError("gen: more events drawn than counted");
+  *span_ok = src.span_ok();
+  if (offered != nullptr) *offered = src.Offered();
+  return QsbPrefix(head, nevents, table);
 }
 
 }  // namespace
 
 absl::StatusOr<Scenario> Generate(const GenOptions& o, OfferedLoad* offered) {
   if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
-  Plan plan = MakePlan(o);
-  if (offered != nullptr) *offered = plan.offered;
-  Scenario sc = std::move(plan.head);
-  sc.events.reserve(sc.events.size() + plan.order.size());
-  for (size_t p = 0; p < plan.order.size(); ++p) sc.events.push_back(MakeEvent(plan, p));
-  return sc;
+  for (bool exact : {false, true}) {
+    EventSource src(o, kGenWindowBlocks, exact);
+    Scenario sc = src.head();
+    sc.events.reserve(src.num_events());
+    std::vector<GenEvent> buf;
+    uint64_t index = 0;
+    while (!src.done()) {
+      buf.clear();
+      src.Next(buf, 1 << 16);
+      for (const GenEvent& e : buf) sc.events.push_back(src.Make(e, index++));
+    }
+    if (!src.span_ok()) continue;
+    if (offered != nullptr) *offered = src.Offered();
+    return sc;
+  }
+  return absl::InternalError("gen: the last arrival moved");  // exact_span cannot miss it
 }
 
-namespace {
-
-QsbParts GenerateParts(const GenOptions& o, size_t block_events, OfferedLoad* offered) {
-  const Plan plan = MakePlan(o);
-  if (offered != nullptr) *offered = plan.offered;
-  const size_t prefix = plan.head.events.size();  // the quotaShares entries
-  return EncodeQsbParts(
-      plan.head, prefix + plan.order.size(),
-      [&](size_t first, size_t end, QsbEventWriter& w) {
-        char name[24] = {'j'};
-        for (size_t i = first; i < end; ++i) {
-          const int64_t slot = i < prefix ? -1 : plan.order[i - prefix];
-          if (slot < 0) {
-            w.Put(i < prefix ? plan.head.events[i] : MakeEvent(plan, i - prefix));
-            continue;
-          }
-          // A submission: MakeEvent()'s fields, written without building it
-          // (gen_test checks the bytes against EncodeQsb(Generate(o))).
-          const GenJob& j = plan.jobs[static_cast<size_t>(slot)];
-          QsbSubmitView v;
-          v.time = j.arrival;
-          v.index = i - prefix;
-          v.job_name = std::string_view(name, static_cast<size_t>(std::to_chars(name + 1, name + sizeof(name), slot).ptr - name));
-          v.quota_share_name = plan.share_names[static_cast<size_t>(j.share)];
-          v.scheduling_priority = j.priority;
-          if (j.failed) v.retry_attempts = 2;
-          v.instance_type = kUnitNames[j.unit];
-          v.instance_count = j.count;
-          v.run_time = j.run;
-          v.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
-          w.PutSubmit(v);
-        }
-      },
-      block_events);
-}  // the plan is freed here, before the blocks are joined or written
-
-}  // namespace
-
-absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events) {
+absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events, int64_t window_blocks,
+                                        bool exact_span) {
   if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
-  QsbParts parts = GenerateParts(o, block_events, nullptr);
-  std::string out = std::move(parts.prefix);
-  for (std::string& b : parts.blocks) {
-    out += b;
-    std::string().swap(b);
+  for (bool exact : {exact_span, true}) {
+    std::string blocks;
+    bool span_ok = false;
+    absl::StatusOr<std::string> prefix = EncodeStreamed(
+        o, block_events, window_blocks, exact,
+        [&](std::string&& b) {
+          blocks += b;
+          return absl::OkStatus();
+        },
+        nullptr, &span_ok);
+    if (!prefix.ok()) return prefix.status();
+    if (span_ok) return *prefix + blocks;
   }
-  return out;
+  return absl::InternalError("gen: the last arrival moved");
 }
 
 absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path, size_t block_events,
                              OfferedLoad* offered) {
   if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
-  return WriteQsbParts(GenerateParts(o, block_events, offered), path);
+  // The blocks go to a scratch file beside `path` as they are encoded; the
+  // prefix, which lists them, then starts `path`, and the blocks are copied
+  // after it in the kernel (copy_file_range), so that no more than a few
+  // blocks are ever in memory.
+  const std::string scratch = path + ".blocks";
+  const int bfd = ::open(scratch.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (bfd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot write"));
+  ::unlink(scratch.c_str());  // gone with the descriptor, whatever happens
+  auto close_b = absl::MakeCleanup([bfd] { ::close(bfd); });
+  uint64_t bytes = 0;
+  absl::StatusOr<std::string> prefix;
+  for (bool exact : {false, true}) {
+    bytes = 0;
+    if (::ftruncate(bfd, 0) != 0 || ::lseek(bfd, 0, SEEK_SET) != 0) {
+      return absl::DataLossError(absl::StrCat(path, ": write failed"));
+    }
+    bool span_ok = false;
+    prefix = EncodeStreamed(
+        o, block_events, kGenWindowBlocks, exact,
+        [&](std::string&& b) {
+          if (!WriteAll(bfd, b)) return absl::DataLossError(absl::StrCat(path, ": write failed"));
+          bytes += b.size();
+          return absl::OkStatus();
+        },
+        offered, &span_ok);
+    if (!prefix.ok()) return prefix.status();
+    if (span_ok) break;
+    if (exact) return absl::InternalError("gen: the last arrival moved");
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot write"));
+  auto close_f = absl::MakeCleanup([fd] { ::close(fd); });
+  if (!WriteAll(fd, *prefix) || !CopyAll(bfd, fd, bytes)) {
+    return absl::DataLossError(absl::StrCat(path, ": write failed"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace qs::gen

@@ -36,9 +36,11 @@
 // Determinism: jobs are generated in blocks of kBlockJobs, each from its own
 // std::mt19937_64 seeded by (seed, block), with quotasim's own distribution
 // code (the standard distributions are implementation-defined). Blocks run
-// in parallel under oneTBB and write index-addressed slots; arrival offsets
-// are a serial prefix sum over blocks. The same options give the same
-// Scenario, byte for byte once written, at any thread count.
+// in parallel under oneTBB; arrival offsets are a serial prefix sum of the
+// blocks' spans. A block is drawn three times (for its span, for the last
+// arrival, which the limit changes need, and for its events), so the jobs
+// are held one window of blocks at a time. The same options give the same
+// Scenario, byte for byte once written, at any thread count and window.
 //
 // Thread-safety: pure function; uses the calling arena's TBB workers.
 #ifndef QS_ENGINE_GEN_GENERATOR_H_
@@ -58,6 +60,9 @@
 namespace qs::gen {
 
 inline constexpr int64_t kBlockJobs = 1 << 14;
+// Blocks drawn at once by GenerateQsb/GenerateQsbFile: 16 x 16,384 jobs,
+// 10 MB of drawn jobs.
+inline constexpr int64_t kGenWindowBlocks = 16;
 inline constexpr int64_t kMaxJobs = 100'000'000;
 
 // The shape of the workload. kSteady (the default) is a cluster in a stable
@@ -109,14 +114,18 @@ absl::Status ValidateGenOptions(const GenOptions& o);
 absl::StatusOr<Scenario> Generate(const GenOptions& o, OfferedLoad* offered = nullptr);
 
 // The .qsb bytes of Generate(o) (EncodeQsb(*Generate(o), 2, block_events),
-// byte for byte), encoded block by block from the drawn jobs without
-// holding the request objects of the whole scenario (`quotasim gen --out
-// X.qsb`): the drawn jobs and the encoded blocks, under a third of the
-// memory of Generate + EncodeQsb.
-absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events = kQsbBlockEvents);
-// The same bytes written to `path` (`quotasim gen --out X.qsb`): the drawn
-// jobs are freed once the blocks are encoded, and the blocks are written
-// one by one, never joined, so the file is never held twice.
+// byte for byte), encoded block by block as the jobs are drawn, window by
+// window (window_blocks blocks of kBlockJobs at a time; tests make it
+// small). The events never exist as request objects all at once.
+// exact_span (tests): find the last arrival, which times the limit
+// changes, by drawing every block once more, rather than from the last
+// block with a check at the end (and a second encoding if it failed).
+absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events = kQsbBlockEvents,
+                                        int64_t window_blocks = kGenWindowBlocks, bool exact_span = false);
+// The same bytes written to `path` (`quotasim gen --out X.qsb`) in memory
+// that does not grow with --jobs: a window of drawn jobs and a few encoded
+// blocks at a time. The blocks go to an unlinked scratch file beside `path`
+// as they are encoded and are copied after the prefix that lists them.
 absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path,
                              size_t block_events = kQsbBlockEvents, OfferedLoad* offered = nullptr);
 

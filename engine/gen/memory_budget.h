@@ -4,8 +4,8 @@
 // `quotasim gen --out X.json`, and `quotasim run` of a .json scenario or on
 // the reference engine, hold the whole scenario as request objects: 1e7
 // generated jobs took 6.7 GB to run and 6.2 GB to generate that way (about
-// 670 and 620 bytes per event); `gen --out X.qsb` holds the drawn jobs and
-// encoded blocks (about 150 bytes per event), and `run X.qsb` on the fast
+// 670 and 620 bytes per event); `gen --out X.qsb` draws and encodes window
+// by window (about 60 MB at any size: nothing to check), and `run X.qsb` on the fast
 // engine streams the blocks and keeps per job only its name, the name's rank
 // both ways and the summary's wait (1e7 generated jobs in about 0.37 GB: job records
 // are held only for the jobs in flight). A run
@@ -24,9 +24,6 @@
 namespace qs::gen {
 
 inline constexpr uint64_t kMinBytesPerEvent = 500;
-// `quotasim gen --out X.qsb` holds the drawn jobs and the encoded blocks,
-// not the request objects (GenerateQsb).
-inline constexpr uint64_t kMinGenQsbBytesPerEvent = 100;
 // A JSON scenario is read whole, then parsed into a document at least as
 // large as its text: a bound per byte of the file.
 inline constexpr uint64_t kMinJsonBytesPerFileByte = 2;

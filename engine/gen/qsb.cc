@@ -731,10 +731,30 @@ void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
 // Generated submissions take 55-75 bytes.
 constexpr size_t kReserveBytesPerEvent = 96;
 
-QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventRange& events,
-                        size_t block_events) {
+uint64_t QsbChecksum(std::string_view bytes) { return Fnv1a(bytes); }
+
+std::string QsbPrefix(const Scenario& head_of, size_t nevents, const std::vector<QsbBlockInfo>& blocks) {
   Writer head;
   PutHead(head, head_of, nevents);
+  head.U(blocks.size());
+  uint64_t total = 0;
+  for (const QsbBlockInfo& b : blocks) {
+    head.U(b.events);
+    head.U(b.bytes);
+    head.U(b.sum);
+    total += b.bytes;
+  }
+  // payload = head length | head | blocks.
+  const uint64_t head_bytes = head.out.size();
+  std::string prefix = FrameHeader(2, 8 + head_bytes + total, Fnv1a(head.out));
+  prefix.append(reinterpret_cast<const char*>(&head_bytes), 8);
+  prefix += head.out;
+  prefix.shrink_to_fit();  // FrameHeader reserved room for the whole file
+  return prefix;
+}
+
+QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventRange& events,
+                        size_t block_events) {
   // Version 2: events in blocks of block_events, encoded in parallel.
   block_events = std::max<size_t>(1, block_events);
   const size_t nblocks = (nevents + block_events - 1) / block_events;
@@ -749,22 +769,12 @@ QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventR
       sums[b] = Fnv1a(blocks[b]);
     }
   }, tbb::simple_partitioner());
-  head.U(nblocks);
-  size_t total = 0;
+  std::vector<QsbBlockInfo> table(nblocks);
   for (size_t b = 0; b < nblocks; ++b) {
-    const size_t end = std::min(nevents, (b + 1) * block_events);
-    head.U(end - b * block_events);
-    head.U(blocks[b].size());
-    head.U(sums[b]);
-    total += blocks[b].size();
+    table[b] = QsbBlockInfo{std::min(nevents, (b + 1) * block_events) - b * block_events, blocks[b].size(), sums[b]};
   }
-  // payload = head length | head | blocks.
-  const uint64_t head_bytes = head.out.size();
   QsbParts parts;
-  parts.prefix = FrameHeader(2, 8 + head_bytes + total, Fnv1a(head.out));
-  parts.prefix.append(reinterpret_cast<const char*>(&head_bytes), 8);
-  parts.prefix += head.out;
-  parts.prefix.shrink_to_fit();  // FrameHeader reserved room for the whole file
+  parts.prefix = QsbPrefix(head_of, nevents, table);
   parts.blocks = std::move(blocks);
   return parts;
 }

@@ -103,6 +103,15 @@ struct QsbParts {
 };
 QsbParts EncodeQsbParts(const Scenario& head, size_t nevents, const QsbEventRange& events,
                         size_t block_events = kQsbBlockEvents);
+// The pieces of version 2 for a writer that encodes the blocks itself (a
+// streaming `gen`): each block is QsbEventWriter bytes of consecutive
+// events; QsbPrefix is what precedes the blocks in the file, given every
+// block's events, bytes and QsbChecksum. EncodeQsbParts is built on them.
+struct QsbBlockInfo {
+  uint64_t events = 0, bytes = 0, sum = 0;
+};
+uint64_t QsbChecksum(std::string_view bytes);
+std::string QsbPrefix(const Scenario& head, size_t nevents, const std::vector<QsbBlockInfo>& blocks);
 absl::Status WriteQsbParts(QsbParts parts, const std::string& path);
 // memory_bytes > 0: refuse, before decoding, a file whose events cannot fit
 // in that much memory (CheckMemoryBudget); ReadQsbFile passes the machine's.
