@@ -18,11 +18,13 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "engine/log/event_log.h"
@@ -577,9 +579,11 @@ class Engine {
       stats_.violation_messages.push_back(absl::StrCat("t=", FormatSeconds(now_), "s: ", message));
     }
   }
+  // key: (invariant, share index or kNone, unit); no strings built per check.
+  using AllowanceKey = std::tuple<int, int, std::string>;
   // `what` builds the violation message; it runs only on a violation.
   template <typename What>
-  void CheckCapped(const std::string& key, int64_t excess, bool reset, const What& what);
+  void CheckCapped(AllowanceKey key, int64_t excess, bool reset, const What& what);
   void CheckInvariants(bool reset_allowances);
 
   const Scenario& sc_;
@@ -616,7 +620,7 @@ class Engine {
   std::optional<SimTime> pending_tick_;
   int64_t rounds_ = 0;                        // rounds of all passes so far (ROUND_ROBIN)
   bool dropped_in_round_ = false;             // a reservation was dropped in this round
-  std::map<std::string, int64_t> allowance_;  // invariant key -> excess still allowed
+  absl::flat_hash_map<AllowanceKey, int64_t> allowance_;  // invariant key -> excess still allowed
 };
 
 }  // namespace qs::reference_internal

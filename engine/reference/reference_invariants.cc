@@ -8,8 +8,8 @@ namespace qs::reference_internal {
 // excess that existed right after a configuration change, which may only
 // shrink afterwards.
 template <typename What>
-void Engine::CheckCapped(const std::string& key, int64_t excess, bool reset, const What& what) {
-  int64_t& allowed = allowance_[key];
+void Engine::CheckCapped(AllowanceKey key, int64_t excess, bool reset, const What& what) {
+  int64_t& allowed = allowance_[std::move(key)];
   if (reset) {
     allowed = std::max<int64_t>(0, excess);
     return;
@@ -26,7 +26,7 @@ void Engine::CheckInvariants(bool reset) {
   std::set<std::string> units = AllUnits();
   for (const std::string& u : units) {
     // 1. sum_s Use[s,u] <= SE[u].
-    CheckCapped(absl::StrCat("1|", u), TotalUse(u) - EnvLimit(u), reset,
+    CheckCapped({1, kNone, u}, TotalUse(u) - EnvLimit(u), reset,
                 [&] { return absl::StrCat("invariant 1: use of ", u, " exceeds the environment limit"); });
     for (size_t si = 0; si < shares_.size(); ++si) {
       const int s = static_cast<int>(si);
@@ -34,23 +34,23 @@ void Engine::CheckInvariants(bool reset) {
       // 2. Use <= L + B; RESERVE / LEND never above L.
       // Checked as its two parts (own <= L, borrowed <= B), so that excess
       // left by a configuration change may only drain.
-      CheckCapped(absl::StrCat("2o|", sh.name, "|", u), Own(s, u) - Limit(s, u), reset,
+      CheckCapped({2, s, u}, Own(s, u) - Limit(s, u), reset,
                   [&] { return absl::StrCat("invariant 2: share ", sh.name, " holds more own ", u, " than its limit"); });
       if (!BorrowUnlimited(s)) {
-        CheckCapped(absl::StrCat("2b|", sh.name, "|", u), Borrowed(s, u) - BorrowCap(s, u), reset,
+        CheckCapped({3, s, u}, Borrowed(s, u) - BorrowCap(s, u), reset,
                     [&] { return absl::StrCat("invariant 2: share ", sh.name, " borrows more ", u, " than its cap"); });
       }
       // 3. A share lends only from its idle own capacity; RESERVE lends nothing.
       int64_t lent = Lent(sh.name, u);
       int64_t idle_own =
           sh.strategy == Strategy::kReserve ? 0 : std::max<int64_t>(0, Limit(s, u) - Own(s, u));
-      CheckCapped(absl::StrCat("3|", sh.name, "|", u), lent - idle_own, reset,
+      CheckCapped({4, s, u}, lent - idle_own, reset,
                   [&] { return absl::StrCat("invariant 3: share ", sh.name, " lends too much ", u); });
     }
     int64_t unassigned_lent = Lent(kUnassignedLenderName, u);
     int64_t unassigned_cap =
         UnassignedLendable() ? std::max<int64_t>(0, EnvLimit(u) - SumLimits(u)) : 0;
-    CheckCapped(absl::StrCat("3|", std::string(kUnassignedLenderName), "|", u),
+    CheckCapped({5, kNone, u},
                 unassigned_lent - unassigned_cap, reset,
                 [&] { return absl::StrCat("invariant 3: unassigned capacity over-lent for ", u); });
   }
