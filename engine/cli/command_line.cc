@@ -2,7 +2,9 @@
 
 #include <iostream>
 
+#include "absl/strings/str_cat.h"
 #include "engine/cli/commands.h"
+#include "engine/util/strings.h"
 
 namespace qs {
 
@@ -30,6 +32,23 @@ std::optional<int> ParseCommandLine(std::string_view command, const std::vector<
 int ReportError(const absl::Status& s) {
   std::cerr << "quotasim: " << s.message() << "\n";
   return ExitCodeFor(s);
+}
+
+std::string UnwritableCompression(std::string_view path, bool gzip) {
+  static constexpr std::string_view kOthers[] = {".zst", ".zstd", ".bz2", ".xz", ".lz4", ".lzma", ".lz", ".zip", ".7z", ".br", ".Z"};
+  auto ends = [&](std::string_view ext) {
+    return path.size() > ext.size() && path.substr(path.size() - ext.size()) == ext;
+  };
+  for (std::string_view ext : kOthers) {
+    if (ends(ext)) {
+      return absl::StrCat("--events ", Sv(path), ": ", Sv(ext), " compression is not supported (",
+                          gzip ? "name it .gz for gzip, or" : "name it", " .jsonl for plain JSON Lines)");
+    }
+  }
+  if (!gzip && ends(".gz")) {
+    return absl::StrCat("--events ", Sv(path), ": this command writes the log uncompressed (name it .jsonl)");
+  }
+  return "";
 }
 
 int UsageError(std::string_view command, std::string_view message) {

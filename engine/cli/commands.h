@@ -35,6 +35,11 @@ int ReportError(const absl::Status& s);
 // Prints "quotasim <command>: <message>" and a pointer to --help on stderr;
 // returns kExitUsage.
 int UsageError(std::string_view command, std::string_view message);
+// For an --events FILE: the usage error's text when the name ends in the
+// extension of a compression quotasim does not write (.zst, .bz2, .xz,
+// .lz4, ...; `.gz` too unless `gzip`), so that such a file never silently
+// holds plain text; "" for any other name.
+std::string UnwritableCompression(std::string_view path, bool gzip);
 
 int RunCommand(const std::vector<std::string>& args);       // run_command.cc
 int ValidateCommand(const std::vector<std::string>& args);  // run_command.cc

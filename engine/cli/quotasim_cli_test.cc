@@ -359,6 +359,25 @@ TEST_F(CliTest, UsageErrorsExitTwoWithAPointerToHelp) {
   EXPECT_EQ(Quotasim("validate " + kNotebook).exit_code, 0);
 }
 
+// A log named for a compression quotasim does not write is refused before
+// the run (exit 2, nothing created), rather than filled with plain text;
+// .gz is gzip, and any other name is plain JSON Lines.
+TEST_F(CliTest, EventLogsNamedForAnUnwrittenCompressionAreRefused) {
+  for (const char* name : {"e.jsonl.zst", "e.bz2", "e.xz", "e.lz4"}) {
+    const fs::path ev = dir_ / name;
+    Result r = Quotasim("run " + kNotebook + " -q --events " + ev.string());
+    EXPECT_EQ(r.exit_code, 2) << name << "\n" << r.output;
+    EXPECT_NE(r.output.find("compression is not supported"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(ev)) << name;
+  }
+  for (const char* name : {"e.gz", "e.jsonl", "e.log", "events"}) {
+    Result r = Quotasim("run " + kNotebook + " -q --events " + (dir_ / name).string());
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.output;
+  }
+  EXPECT_EQ(ReadFile(dir_ / "e.gz").substr(0, 2), "\x1f\x8b");  // gzip's magic
+  EXPECT_EQ(ReadFile(dir_ / "e.jsonl"), ReadFile(dir_ / "events"));
+}
+
 TEST_F(CliTest, VersionNamesTheReleaseAndTheBuild) {
   Result r = Quotasim("--version");
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -75,6 +75,7 @@ int ReplayCommand(const std::vector<std::string>& args) {
   if (threads < 0 || !(bucket_hours > 0)) {
     return UsageError("replay", "--threads must be >= 0 and --bucket-hours > 0");
   }
+  if (std::string bad = UnwritableCompression(events_path, /*gzip=*/false); !bad.empty()) return UsageError("replay", bad);
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
   in.skip_bad_rows = vm.count("skip-bad-rows") > 0;

@@ -192,6 +192,7 @@ int RunCommand(const std::vector<std::string>& args) {
     return UsageError("run", "--engine must be fast or reference, not '" + engine_name + "'");
   }
   if (threads < 0) return UsageError("run", "--threads must be >= 0");
+  if (std::string bad = UnwritableCompression(events_path, /*gzip=*/true); !bad.empty()) return UsageError("run", bad);
   if (cycle_preemptions < 0) return UsageError("run", "--cycle-preemptions must be >= 0");
   const int workers = threads == 0 ? tbb::info::default_concurrency() : threads;
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,

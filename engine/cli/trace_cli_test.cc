@@ -53,6 +53,19 @@ TEST_F(TraceCliTest, ReplayWritesASummary) {
   EXPECT_NE(s.find("\"invariantViolations\": 0"), std::string::npos) << s;
 }
 
+// replay writes its log uncompressed: a log named .gz (or for another
+// compression) is refused up front rather than filled with plain text.
+TEST_F(TraceCliTest, ReplayRefusesACompressedLogName) {
+  for (const char* name : {"e.gz", "e.zst"}) {
+    const fs::path ev = dir_ / name;
+    Result r = Quotasim("replay " + kTrace + " --format swf --mapping " + kMapping + " --policy " + QS_SOURCE_DIR +
+                        "/traces/policies/borrow-100.json -q --events " + ev.string());
+    EXPECT_EQ(r.exit_code, 2) << name << "\n" << r.output;
+    EXPECT_NE(r.output.find("--events " + ev.string()), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(ev)) << name;
+  }
+}
+
 TEST_F(TraceCliTest, CompareIsThreadIndependentAndShardsMergeToTheSameReport) {
   const std::string base = "compare " + kTrace + " --mapping " + kMapping + " --no-check";
   fs::path one = dir_ / "one", two = dir_ / "two", s0 = dir_ / "s0", s1 = dir_ / "s1", merged = dir_ / "merged";
