@@ -83,8 +83,8 @@ struct VictimKey {
 // "job id" in the fast engine is a slot; Job::seq is the submission order.
 // Slots are reused with their epochs (attempt, reason_epoch, res_epoch)
 // carried on, so an event or a reference left behind by the slot's earlier
-// job never matches the new one. Borrowed parts and the recent preempted attempts, which few jobs have,
-// live in side tables (FastState::parts, recent) keyed by job id; the status
+// job never matches the new one. Borrowed parts and the recent preempted
+// attempts, which few jobs have, live in side tables (FastState::parts, recent) keyed by job id; the status
 // reason is an id into the ReasonTable. The fields a pass reads for every
 // head it looks at come first (48 bytes).
 struct Job {
@@ -203,7 +203,8 @@ struct FastState {
   QueueKey QueueKeyOf(int32_t id) const { return QueueKey{-jobs[id].priority, jobs[id].seq, id}; }
   // A fresh record for a new submission (accepted as number `seq`): a slot
   // given back earlier, or a new one. FreeSlot: the job in `id` has ended
-  // with `status` (terminal); its record and side tables are given back.
+  // (its status is terminal and it holds nothing); rank_job keeps how it
+  // ended, its preempted attempts are dropped and the slot is given back.
   int32_t TakeSlot(int32_t seq);
   void FreeSlot(int32_t id);
   std::string_view NameOf(const Job& j) const { return index.job_names.Name(j.name_rank); }

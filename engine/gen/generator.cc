@@ -736,19 +736,19 @@ class EventSource {
 };
 
 // QSB blocks encoded at once (in parallel, while the next ones are drawn)
-// and then written: 2 keeps gen at about 60 MB at any --jobs (4: 100 MB,
-// a few percent faster).
+// and then written. Two rounds are in memory at a time, so this sets gen's
+// memory (BM_GenQsb's peak RSS) whatever --jobs is.
 constexpr size_t kEncodeBlocks = 2;
 
 // Encodes the scenario of `o` block by block as .qsb version 2 and hands
 // each block to `sink` in order; returns the prefix (QsbPrefix) that goes
 // before them. Memory: a window of drawn jobs and kEncodeBlocks blocks of
-// events and bytes, whatever --jobs is.
-// `exact_span`: as EventSource's; without it, *span_ok tells whether the
-// result stands (else the caller encodes again with it).
-absl::StatusOr<std::string> EncodeStreamed(const GenOptions& o, size_t block_events, int64_t window_blocks,
-                                           bool exact_span, const std::function<absl::Status(std::string&&)>& sink,
-                                           OfferedLoad* offered, bool* span_ok) {
+// events and bytes, whatever --jobs is. `exact_span` as EventSource's;
+// *span_ok tells whether the result stands (EncodeStreamed encodes again
+// otherwise).
+absl::StatusOr<std::string> EncodeOnce(const GenOptions& o, size_t block_events, int64_t window_blocks,
+                                       bool exact_span, const std::function<absl::Status(std::string&&)>& sink,
+                                       OfferedLoad* offered, bool* span_ok) {
   EventSource src(o, window_blocks, exact_span);
   const Scenario& head = src.head();
   const size_t prefix = head.events.size();  // the quotaShares entries
@@ -779,7 +779,7 @@ absl::StatusOr<std::string> EncodeStreamed(const GenOptions& o, size_t block_eve
     tbb::parallel_for(tbb::blocked_range<size_t>(0, nb, 1), [&](const tbb::blocked_range<size_t>& range) {
       for (size_t k = range.begin(); k != range.end(); ++k) {
         const size_t first = r.next + k * block_events, end = std::min(r.goal, first + block_events);
-        QsbEventWriter w((end - first) * 96);
+        QsbEventWriter w((end - first) * kQsbReserveBytesPerEvent);
         for (size_t g = first; g < end; ++g) {
           if (g < prefix) {
             w.Put(head.events[g]);
@@ -815,6 +815,20 @@ absl::StatusOr<std::string> EncodeStreamed(const GenOptions& o, size_t block_eve
   return QsbPrefix(head, nevents, table);
 }
 
+// EncodeOnce, and once more with the exact last arrival should the quick
+// one have missed it; `restart` drops what the sink took the first time.
+absl::StatusOr<std::string> EncodeStreamed(const GenOptions& o, size_t block_events, int64_t window_blocks,
+                                           bool exact_span, const std::function<absl::Status(std::string&&)>& sink,
+                                           const std::function<absl::Status()>& restart, OfferedLoad* offered) {
+  bool span_ok = false;
+  absl::StatusOr<std::string> prefix = EncodeOnce(o, block_events, window_blocks, exact_span, sink, offered, &span_ok);
+  if (!prefix.ok() || span_ok) return prefix;
+  if (absl::Status st = restart(); !st.ok()) return st;
+  prefix = EncodeOnce(o, block_events, window_blocks, /*exact_span=*/true, sink, offered, &span_ok);
+  if (prefix.ok() && !span_ok) return absl::InternalError("gen: the last arrival moved");  // exact cannot miss it
+  return prefix;
+}
+
 }  // namespace
 
 absl::StatusOr<Scenario> Generate(const GenOptions& o, OfferedLoad* offered) {
@@ -840,20 +854,20 @@ absl::StatusOr<Scenario> Generate(const GenOptions& o, OfferedLoad* offered) {
 absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events, int64_t window_blocks,
                                         bool exact_span) {
   if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
-  for (bool exact : {exact_span, true}) {
-    std::string blocks;
-    bool span_ok = false;
-    absl::StatusOr<std::string> prefix = EncodeStreamed(
-        o, block_events, window_blocks, exact,
-        [&](std::string&& b) {
-          blocks += b;
-          return absl::OkStatus();
-        },
-        nullptr, &span_ok);
-    if (!prefix.ok()) return prefix.status();
-    if (span_ok) return *prefix + blocks;
-  }
-  return absl::InternalError("gen: the last arrival moved");
+  std::string blocks;
+  absl::StatusOr<std::string> prefix = EncodeStreamed(
+      o, block_events, window_blocks, exact_span,
+      [&](std::string&& b) {
+        blocks += b;
+        return absl::OkStatus();
+      },
+      [&] {
+        blocks.clear();
+        return absl::OkStatus();
+      },
+      nullptr);
+  if (!prefix.ok()) return prefix.status();
+  return *prefix + blocks;
 }
 
 absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path, size_t block_events,
@@ -869,25 +883,22 @@ absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path, size_
   ::unlink(scratch.c_str());  // gone with the descriptor, whatever happens
   auto close_b = absl::MakeCleanup([bfd] { ::close(bfd); });
   uint64_t bytes = 0;
-  absl::StatusOr<std::string> prefix;
-  for (bool exact : {false, true}) {
-    bytes = 0;
-    if (::ftruncate(bfd, 0) != 0 || ::lseek(bfd, 0, SEEK_SET) != 0) {
-      return absl::DataLossError(absl::StrCat(path, ": write failed"));
-    }
-    bool span_ok = false;
-    prefix = EncodeStreamed(
-        o, block_events, kGenWindowBlocks, exact,
-        [&](std::string&& b) {
-          if (!WriteAll(bfd, b)) return absl::DataLossError(absl::StrCat(path, ": write failed"));
-          bytes += b.size();
-          return absl::OkStatus();
-        },
-        offered, &span_ok);
-    if (!prefix.ok()) return prefix.status();
-    if (span_ok) break;
-    if (exact) return absl::InternalError("gen: the last arrival moved");
-  }
+  absl::StatusOr<std::string> prefix = EncodeStreamed(
+      o, block_events, kGenWindowBlocks, /*exact_span=*/false,
+      [&](std::string&& b) {
+        if (!WriteAll(bfd, b)) return absl::DataLossError(absl::StrCat(path, ": write failed"));
+        bytes += b.size();
+        return absl::OkStatus();
+      },
+      [&] {
+        bytes = 0;
+        if (::ftruncate(bfd, 0) != 0 || ::lseek(bfd, 0, SEEK_SET) != 0) {
+          return absl::DataLossError(absl::StrCat(path, ": write failed"));
+        }
+        return absl::OkStatus();
+      },
+      offered);
+  if (!prefix.ok()) return prefix.status();
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot write"));
   auto close_f = absl::MakeCleanup([fd] { ::close(fd); });

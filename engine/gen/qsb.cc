@@ -728,8 +728,6 @@ void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
   w.out.swap(out_);
 }
 
-// Generated submissions take 55-75 bytes.
-constexpr size_t kReserveBytesPerEvent = 96;
 
 uint64_t QsbChecksum(std::string_view bytes) { return Fnv1a(bytes); }
 
@@ -763,7 +761,7 @@ QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventR
   tbb::parallel_for(tbb::blocked_range<size_t>(0, nblocks, 1), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t b = range.begin(); b != range.end(); ++b) {
       const size_t first = b * block_events, end = std::min(nevents, (b + 1) * block_events);
-      QsbEventWriter w((end - first) * kReserveBytesPerEvent);
+      QsbEventWriter w((end - first) * kQsbReserveBytesPerEvent);
       events(first, end, w);
       blocks[b] = w.Take();
       sums[b] = Fnv1a(blocks[b]);

@@ -68,6 +68,9 @@ struct QsbSubmitView {
   JobOutcome outcome = JobOutcome::kSucceeded;
 };
 
+// Room a block writer reserves per event (generated submissions take 55-75
+// bytes).
+inline constexpr size_t kQsbReserveBytesPerEvent = 96;
 // The events of one block, in order, as the encoder receives them.
 class QsbEventWriter {
  public:

@@ -19,7 +19,7 @@
 // With no log (`out` null) a job record carries only what the summary reads
 // (SummaryBuilder::OnJob: no status reason, lender names or preempted
 // attempts; the job's name only when it has no slot), so the engine thread
-// copies a third of the bytes.
+// copies only those.
 //
 // Snapshot records (GetJobQueueSnapshot, rare and nested) are formatted on
 // the engine thread and passed through as finished lines; the summary does

@@ -39,6 +39,13 @@ void Visit(const ScenarioEvent& ev, const AddUnit& add_unit, const AddName& add_
       ev.request);
 }
 
+// "j<k>", the name `quotasim gen` gives its k-th job, written into buf.
+std::string_view GeneratedName(int64_t k, char (&buf)[24]) {
+  buf[0] = 'j';
+  const char* end = std::to_chars(buf + 1, buf + sizeof(buf), k).ptr;
+  return std::string_view(buf, static_cast<size_t>(end - buf));
+}
+
 // Job names in the order they come, held only when they break the pattern
 // of generated names: while every name is "j<first + i>" (canonical
 // digits), only `first` and `count` are kept (JobNames::Sequential then
@@ -65,11 +72,8 @@ class NameRun {
   void Materialize() {
     if (!sequential_) return;
     sequential_ = false;
-    for (int64_t i = 0; i < count_; ++i) {
-      char buf[24] = {'j'};
-      const char* end = std::to_chars(buf + 1, buf + sizeof(buf), first_ + i).ptr;
-      Append(std::string_view(buf, static_cast<size_t>(end - buf)));
-    }
+    char buf[24];
+    for (int64_t i = 0; i < count_; ++i) Append(GeneratedName(first_ + i, buf));
   }
   const std::string& chars() const { return chars_; }
   const std::vector<uint64_t>& ends() const { return ends_; }
@@ -171,10 +175,10 @@ JobNames JobNames::Sequential(int64_t n) {
   // At most 19 characters per name ("j" and up to 18 digits).
   const bool wide = static_cast<uint64_t>(n) * 19 > std::numeric_limits<uint32_t>::max();
   int32_t rank = 0;
+  char buf[24];
   auto emit = [&](int64_t k) {
-    char buf[24] = {'j'};
-    const char* end = std::to_chars(buf + 1, buf + sizeof(buf), k).ptr;
-    out.chars_.append(buf, static_cast<size_t>(end - buf));
+    const std::string_view name = GeneratedName(k, buf);
+    out.chars_.append(name.data(), name.size());
     if (wide) {
       out.ends64_.push_back(out.chars_.size());
     } else {
