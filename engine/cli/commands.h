@@ -41,6 +41,10 @@ int UsageError(std::string_view command, std::string_view message);
 // holds plain text; "" for any other name.
 std::string UnwritableCompression(std::string_view path, bool gzip);
 
+// "0.x.y (commit)": the version `quotasim --version` prints first, and the
+// `run.quotasim` of a summary (quotasim_main.cc).
+std::string ToolVersion();
+
 int RunCommand(const std::vector<std::string>& args);       // run_command.cc
 int ValidateCommand(const std::vector<std::string>& args);  // run_command.cc
 int GenCommand(const std::vector<std::string>& args);       // gen_command.cc

@@ -174,6 +174,7 @@ int CompareCommand(const std::vector<std::string>& args) {
   ro.check_invariants = vm.count("no-check") == 0;
   ro.bucket = static_cast<SimTime>(bucket_hours * 3.6e6);
   ro.progress = &counters;
+  ro.tool_version = ToolVersion();
   absl::StatusOr<std::vector<trace::PolicyRun>> runs = trace::RunComparison(w, *policies, which, ro);
   progress.Stop();
   if (!runs.ok()) return ReportError(runs.status());

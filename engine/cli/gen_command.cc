@@ -1,4 +1,5 @@
 // `quotasim gen`: seeded synthetic workloads (engine/gen/generator.h).
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -19,6 +20,8 @@
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/io/scenario_json.h"
+#include "engine/log/share_table.h"
+#include "engine/util/progress_ticker.h"
 #include "engine/log/summary.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
@@ -127,9 +130,16 @@ int GenCommand(const std::vector<std::string>& args) {
   // The file appears under its name only when complete (a temporary name
   // beside it, then a rename; engine/util/atomic_file.h).
   gen::OfferedLoad offered;
+  std::atomic<int64_t> written{0};
+  std::atomic<bool> drawn{false};
+  ProgressTicker ticker("quotasim gen", [&] {
+    if (qsb) return absl::StrFormat("%.0f MB of event blocks written", static_cast<double>(written.load()) / 1e6);
+    return std::string(drawn.load() ? "writing the JSON document" : "drawing the workload");
+  });
   if (qsb) {
     const std::string temp = TempPathBeside(out);
-    absl::Status s = gen::GenerateQsbFile(o, temp, gen::kQsbBlockEvents, &offered);
+    absl::Status s = gen::GenerateQsbFile(o, temp, gen::kQsbBlockEvents, &offered, &written);
+    ticker.Stop();
     if (s.ok()) {
       s = RenameOver(temp, out);
     } else {
@@ -142,13 +152,17 @@ int GenCommand(const std::vector<std::string>& args) {
     }
   } else {
     absl::StatusOr<Scenario> sc = gen::Generate(o, &offered);
+    drawn = true;
     if (!sc.ok()) {
+      ticker.Stop();
       std::cerr << "quotasim gen: " << sc.status().message() << "\n";
       return kExitError;
     }
     AtomicFile f(out);
     f.stream() << ScenarioToJson(*sc);
-    if (absl::Status s = f.Commit(); !s.ok()) {
+    absl::Status committed = f.Commit();
+    ticker.Stop();
+    if (absl::Status s = committed; !s.ok()) {
       std::cerr << "quotasim gen: " << s.message() << "\n";
       return kExitError;
     }

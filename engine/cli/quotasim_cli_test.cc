@@ -24,6 +24,20 @@ Result Quotasim(const std::string& args) {
 
 std::string ReadFile(const fs::path& p) { return qs::testing::ReadWholeFile(p); }
 
+// A summary split into its `run` object (where it came from: the scenario
+// file as named, the engine, the version, the knobs; engine/log/summary.h)
+// and the rest, which must not depend on any of those.
+struct SplitSummary {
+  std::string rest, run;
+};
+SplitSummary SplitRun(const std::string& summary) {
+  const std::string open = "{\n  \"run\": {";
+  const size_t end = summary.rfind(open, 0) == 0 ? summary.find("\n  },\n", open.size()) : std::string::npos;
+  if (end == std::string::npos) return {summary, ""};
+  return {"{\n" + summary.substr(end + 6), summary.substr(2, end + 4 - 2)};
+}
+std::string SummaryFigures(const fs::path& p) { return SplitRun(ReadFile(p)).rest; }
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -54,6 +68,38 @@ TEST_F(CliTest, RunWritesLogAndSummaryAndPrintsTable) {
   std::string summary = ReadFile(sum);
   EXPECT_NE(summary.find("\"invariantViolations\": 0"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\"quotaShares\""), std::string::npos);
+  // The summary says where it came from: file, engine, the version
+  // `--version` prints, and every knob.
+  const std::string version = Quotasim("--version").output;
+  const std::string release = version.substr(9, version.find('\n') - 9);  // after "quotasim "
+  EXPECT_EQ(summary.rfind("{\n  \"run\": {\n    \"scenario\": \"" + kNotebook + "\",\n    \"engine\": \"fast\",\n"
+                          "    \"quotasim\": \"" + release + "\",", 0), 0u) << summary.substr(0, 400);
+  EXPECT_NE(summary.find("\"preemptionDrainSeconds\": 20,"), std::string::npos) << summary.substr(0, 800);
+  EXPECT_NE(summary.find("\"horizonSeconds\": null"), std::string::npos) << summary.substr(0, 800);
+  // The table: every declared share in declaration order (QS3 has no job).
+  const size_t qs1 = r.output.find("\nQS1 "), qs2 = r.output.find("\nQS2 "), qs3 = r.output.find("\nQS3 ");
+  EXPECT_TRUE(qs1 != std::string::npos && qs1 < qs2 && qs2 < qs3 && qs3 != std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 ml.g5.xlarge  LEND_AND_BORROW  200%"), std::string::npos) << r.output;
+}
+
+// --format csv | json: the rows alone on stdout, for programs.
+TEST_F(CliTest, RunPrintsTheTableAsCsvOrJson) {
+  Result csv = Quotasim("run " + kNotebook + " --format csv");
+  EXPECT_EQ(csv.exit_code, 0) << csv.output;
+  EXPECT_EQ(csv.output.rfind("row,quotaShare,capacityLimits,strategy,borrowLimit,inSharePreemption,jobs,", 0), 0u)
+      << csv.output;
+  EXPECT_EQ(std::count(csv.output.begin(), csv.output.end(), '\n'), 5) << csv.output;  // header, 3 shares, total
+  EXPECT_NE(csv.output.find("\nshare,QS3,ml.g5.xlarge=1,RESERVE,-1,DISABLED,0,0,0,0,,,,,0,0,0,0,0\n"),
+            std::string::npos) << csv.output;
+  EXPECT_EQ(csv.output.find("event log"), std::string::npos) << csv.output;
+  Result json = Quotasim("run " + kNotebook + " --format json");
+  EXPECT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_EQ(json.output.rfind("{\n  \"quotaShares\": [\n    {\n      \"quotaShare\": \"QS1\",", 0), 0u) << json.output;
+  EXPECT_NE(json.output.find("\n  \"total\": {"), std::string::npos) << json.output;
+  EXPECT_EQ(json.output.back(), '\n');
+  Result bad = Quotasim("run " + kNotebook + " --format yaml");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--format must be table, csv or json"), std::string::npos) << bad.output;
 }
 
 // engine/testdata/preemption-cycle.json never ends by itself (engine_test):
@@ -77,7 +123,7 @@ TEST_F(CliTest, APreemptionCycleStopsTheRunWithExitOne) {
 }
 
 TEST_F(CliTest, ThreadCountsAndEnginesGiveIdenticalBytes) {
-  std::string logs[4];
+  std::string logs[4], runs[4];
   const char* variants[4] = {"--threads 1", "--threads 2", "--engine reference --threads 1",
                              "--engine reference --threads 2"};
   for (int i = 0; i < 4; ++i) {
@@ -86,9 +132,18 @@ TEST_F(CliTest, ThreadCountsAndEnginesGiveIdenticalBytes) {
     Result r = Quotasim("run " + kNotebook + " -q " + variants[i] + " --events " + ev.string() +
                    " --summary " + sum.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    logs[i] = ReadFile(ev) + "\n--\n" + ReadFile(sum);
+    const SplitSummary split = SplitRun(ReadFile(sum));
+    logs[i] = ReadFile(ev) + "\n--\n" + split.rest;
+    runs[i] = split.run;
   }
   for (int i = 1; i < 4; ++i) EXPECT_EQ(logs[0], logs[i]) << variants[i];
+  // The provenance names the engine, and nothing in it depends on --threads.
+  EXPECT_NE(runs[0].find("\"engine\": \"fast\""), std::string::npos) << runs[0];
+  EXPECT_NE(runs[0].find("\"scenario\": \"" + kNotebook + "\""), std::string::npos) << runs[0];
+  EXPECT_NE(runs[0].find("\"completed\": true"), std::string::npos) << runs[0];
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_NE(runs[2].find("\"engine\": \"reference\""), std::string::npos) << runs[2];
+  EXPECT_EQ(runs[2], runs[3]);
 }
 
 // `run X.qsb` on the fast engine streams the file; it must write what the
@@ -105,7 +160,7 @@ TEST_F(CliTest, StreamedQsbRunsGiveTheBytesOfTheJsonScenario) {
     fs::path ev = dir_ / ("e" + std::to_string(i) + ".jsonl"), sum = dir_ / ("s" + std::to_string(i) + ".json");
     Result r = Quotasim("run " + variants[i] + " -q --events " + ev.string() + " --summary " + sum.string());
     ASSERT_EQ(r.exit_code, 0) << variants[i] << "\n" << r.output;
-    const std::string got = ReadFile(ev) + "\n--\n" + ReadFile(sum);
+    const std::string got = ReadFile(ev) + "\n--\n" + SummaryFigures(sum);
     if (i == 0) {
       want = got;
       EXPECT_GT(want.size(), 100000u);
@@ -151,7 +206,7 @@ TEST_F(CliTest, SweepGivesTheSameSummariesForJsonAndQsbAtAnyThreadCount) {
     std::string got = ReadFile(out / "sweep.csv");
     for (const char* v : {"w__preemptionDrainSeconds=0__shareOrder=UNDER_LIMIT_FIRST",
                           "w__preemptionDrainSeconds=60__shareOrder=ROUND_ROBIN"}) {
-      got += ReadFile(out / (std::string(v) + ".summary.json"));
+      got += SummaryFigures(out / (std::string(v) + ".summary.json"));
     }
     if (i == 0) {
       want = got;
@@ -159,6 +214,11 @@ TEST_F(CliTest, SweepGivesTheSameSummariesForJsonAndQsbAtAnyThreadCount) {
       EXPECT_NE(want.find("\"invariantViolations\": 0"), std::string::npos) << want.substr(0, 2000);
       EXPECT_NE(want.find(",invariant_violations,status\n"), std::string::npos) << want.substr(0, 2000);
       EXPECT_NE(want.find(",0,complete\n"), std::string::npos) << want.substr(0, 2000);
+      // Each variant's summary names its knob values and that it completed.
+      const std::string run = SplitRun(ReadFile(out / "w__preemptionDrainSeconds=60__shareOrder=ROUND_ROBIN.summary.json")).run;
+      EXPECT_NE(run.find("\"preemptionDrainSeconds\": 60,"), std::string::npos) << run;
+      EXPECT_NE(run.find("\"shareOrder\": \"ROUND_ROBIN\","), std::string::npos) << run;
+      EXPECT_NE(run.find("\"completed\": true"), std::string::npos) << run;
     } else {
       EXPECT_TRUE(got == want) << runs[i];
     }

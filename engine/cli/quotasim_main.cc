@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/cli/commands.h"
+#include "qs_git_commit.h"  // QS_GIT_SHA, generated at build time
 #include "engine/util/malloc_arena.h"
 
 namespace {
@@ -21,6 +22,12 @@ struct Command {
   const char* summary;
   int (*run)(const std::vector<std::string>&);
 };
+
+}  // namespace
+
+std::string qs::ToolVersion() { return std::string(QS_VERSION) + " (" + QS_GIT_SHA + ")"; }
+
+namespace {
 
 constexpr Command kCommands[] = {
     {"run", "simulate a scenario (.json) and write its event log and summary", qs::RunCommand},
@@ -33,7 +40,7 @@ constexpr Command kCommands[] = {
 };
 
 void PrintVersion() {
-  std::cout << "quotasim " << QS_VERSION << " (" << QS_GIT_SHA << ")\n"
+  std::cout << "quotasim " << qs::ToolVersion() << "\n"
             << "built " << QS_BUILD_TYPE << " with " << QS_COMPILER << "\n";
 }
 

@@ -8,6 +8,7 @@
 #include "boost/program_options.hpp"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
+#include "engine/log/share_table.h"
 #include "engine/log/summary.h"
 #include "engine/trace/progress.h"
 #include "engine/trace/replay.h"
@@ -34,7 +35,7 @@ absl::StatusOr<trace::Policy> LoadPolicyArg(const std::string& arg) {
 int ReplayCommand(const std::vector<std::string>& args) {
   po::options_description opts("quotasim replay TRACE --mapping M.json --policy P.json [options]");
   trace::WorkloadInputs in;
-  std::string policy_arg, summary_path, events_path, timeseries_path;
+  std::string policy_arg, summary_path, events_path, timeseries_path, table_format = "table";
   int threads = 0;
   double bucket_hours = 1;
   opts.add_options()("help,h", "show this help")(
@@ -56,7 +57,10 @@ int ReplayCommand(const std::vector<std::string>& args) {
       "per-day quota table (Helios Venus CSV) overriding the mapping's")(
       "threads", po::value<int>(&threads)->default_value(0), "worker threads for importing (0 = all cores)")(
       "no-check", "skip the engine's invariant checks after every event (faster)")(
-      "quiet,q", "do not print the per-share table");
+      "quiet,q", "do not print the per-share table")(
+      "table-format", po::value<std::string>(&table_format)->default_value("table"),
+      "the per-share table: table | csv | json (what `quotasim run --format` prints; --format here is "
+      "the trace's)");
   po::options_description hidden;
   hidden.add_options()("trace", po::value<std::string>(&in.trace_path));
   po::positional_options_description pos;
@@ -76,6 +80,8 @@ int ReplayCommand(const std::vector<std::string>& args) {
     return UsageError("replay", "--threads must be >= 0 and --bucket-hours > 0");
   }
   if (std::string bad = UnwritableCompression(events_path, /*gzip=*/false); !bad.empty()) return UsageError("replay", bad);
+  const std::optional<TableFormat> format = ParseTableFormat(table_format);
+  if (!format) return UsageError("replay", "--table-format must be table, csv or json, not '" + table_format + "'");
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
   in.skip_bad_rows = vm.count("skip-bad-rows") > 0;
@@ -96,6 +102,7 @@ int ReplayCommand(const std::vector<std::string>& args) {
   ro.bucket = static_cast<SimTime>(bucket_hours * 3.6e6);
   ro.progress = &counters;
   ro.events_path = events_path;
+  ro.tool_version = ToolVersion();
   absl::StatusOr<trace::PolicyRun> run = trace::RunPolicy(w, *policy, ro);
   progress.Stop();
   if (!run.ok()) return ReportError(run.status());
@@ -111,10 +118,12 @@ int ReplayCommand(const std::vector<std::string>& args) {
   }
   for (const std::string& v : run->stats.violation_messages) std::cerr << "quotasim: INVARIANT VIOLATION: " << v << "\n";
   if (!run->stats.stopped.empty()) std::cerr << "quotasim: " << run->stats.stopped << "\n";  // written up to the stop
-  if (vm.count("quiet") == 0) {
+  if (vm.count("quiet") == 0 && *format != TableFormat::kTable) {
+    std::cout << ShareTable(run->summary, run->shares, *format);
+  } else if (vm.count("quiet") == 0) {
     std::cout << w.trace_name << " under " << policy->name << ": " << w.jobs.size() << " jobs, " << w.shares.size()
               << " shares, " << w.environment << " x " << w.instance_type << "\n"
-              << SummaryToTable(run->summary);
+              << ShareTable(run->summary, run->shares, TableFormat::kTable);
   }
   return run->stats.invariant_violations == 0 && run->stats.stopped.empty() ? kExitOk : kExitError;
 }

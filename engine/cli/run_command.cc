@@ -29,6 +29,7 @@
 #include "engine/util/strings.h"
 #include "engine/model/scenario_index.h"
 #include "engine/io/scenario_json.h"
+#include "engine/log/share_table.h"
 #include "engine/log/summary.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
@@ -154,7 +155,7 @@ class RunWarnings : public LogSink {
 
 int RunCommand(const std::vector<std::string>& args) {
   po::options_description opts("quotasim run SCENARIO.json|SCENARIO.qsb [options]");
-  std::string scenario_path, events_path, summary_path, engine_name = "fast";
+  std::string scenario_path, events_path, summary_path, engine_name = "fast", format_name = "table";
   int threads = 0;
   int64_t cycle_preemptions = kDefaultCyclePreemptions;
   opts.add_options()("help,h", "show this help")(
@@ -173,6 +174,8 @@ int RunCommand(const std::vector<std::string>& args) {
       "stop a run caught in a preemption cycle once a job is preempted this often with nothing "
       "finishing in between (exit 1; 0 = never)")(
       "quiet,q", "do not print the per-share table")(
+      "format", po::value<std::string>(&format_name)->default_value("table"),
+      "the per-share table: table (aligned, human units) | csv | json (seconds and instance-hours)")(
       "strict", "exit 2 when requests were rejected or jobs never ran (the warnings block)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
@@ -194,6 +197,8 @@ int RunCommand(const std::vector<std::string>& args) {
   if (threads < 0) return UsageError("run", "--threads must be >= 0");
   if (std::string bad = UnwritableCompression(events_path, /*gzip=*/true); !bad.empty()) return UsageError("run", bad);
   if (cycle_preemptions < 0) return UsageError("run", "--cycle-preemptions must be >= 0");
+  const std::optional<TableFormat> format = ParseTableFormat(format_name);
+  if (!format) return UsageError("run", "--format must be table, csv or json, not '" + format_name + "'");
   const int workers = threads == 0 ? tbb::info::default_concurrency() : threads;
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(workers));
@@ -203,6 +208,11 @@ int RunCommand(const std::vector<std::string>& args) {
   // block is read and checked once before any output is created.
   absl::StatusOr<OpenedScenario> opened = OpenScenario(scenario_path, /*stream_qsb=*/engine_name == "fast");
   if (!opened.ok()) return ReportError(opened.status());
+  // The shares as the scenario declares them, for the per-share table.
+  ShareDeclarations declared;
+  for (const ScenarioEvent& ev : opened->whole ? opened->whole->events : opened->index->share_requests) {
+    declared.Note(ev, opened->head());
+  }
 
   // Outputs appear under their names only when complete (AtomicFile): an
   // interrupted or failed run leaves the previous files, never partial ones.
@@ -253,6 +263,8 @@ int RunCommand(const std::vector<std::string>& args) {
     if (absl::Status st = events_file->Commit(); !st.ok()) return ReportError(st);
   }
   Summary result = summary.Build(stats.invariant_violations);
+  result.run = RunProvenance{scenario_path,      engine_name, ToolVersion(), opened->head().knobs, cycle_preemptions,
+                             options.check_invariants, stats.stopped};
   if (summary_file) {
     summary_file->stream() << SummaryToJson(result);
     if (absl::Status st = summary_file->Commit(); !st.ok()) return ReportError(st);
@@ -261,13 +273,18 @@ int RunCommand(const std::vector<std::string>& args) {
     std::cerr << "quotasim: INVARIANT VIOLATION: " << v << "\n";
   }
   if (vm.count("quiet") == 0) {
-    table_out << SummaryToTable(result);
-    table_out << "event log: "
-              << (events_path.empty() ? "(not written; use --events FILE)"
-                  : events_path == "-" ? "(standard output)"
-                                       : events_path)
-              << "\n";
-    if (!summary_path.empty()) table_out << "summary: " << (summary_path == "-" ? "(standard output)" : summary_path) << "\n";
+    table_out << ShareTable(result, declared.shares(), *format);
+    // csv and json: the rows alone, for a program to read as they are.
+    if (*format == TableFormat::kTable) {
+      table_out << "event log: "
+                << (events_path.empty() ? "(not written; use --events FILE)"
+                    : events_path == "-" ? "(standard output)"
+                                         : events_path)
+                << "\n";
+      if (!summary_path.empty()) {
+        table_out << "summary: " << (summary_path == "-" ? "(standard output)" : summary_path) << "\n";
+      }
+    }
   }
   warnings.Print(/*logged=*/events_file != nullptr && !events_file->is_stdout());
   if (!stats.stopped.empty()) {

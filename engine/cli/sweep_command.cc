@@ -13,6 +13,7 @@
 // job-array variables, as `quotasim compare`) so a sweep can span machines.
 // A .qsb scenario is checked once and streamed by each variant; a JSON one
 // is held whole and shared by its variants.
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +37,7 @@
 #include "engine/log/summary.h"
 #include "engine/trace/report.h"
 #include "engine/util/atomic_file.h"
+#include "engine/util/progress_ticker.h"
 #include "engine/util/out_dir.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
@@ -203,6 +205,10 @@ int SweepCommand(const std::vector<std::string>& args) {
   std::vector<Summary> results(mine.size());
   std::vector<absl::Status> errors(mine.size());
   std::vector<std::string> stopped(mine.size());  // RunStats::stopped
+  std::atomic<int64_t> done{0};
+  ProgressTicker ticker("quotasim sweep", [&] {
+    return absl::StrCat(done.load(std::memory_order_relaxed), " of ", mine.size(), " variants done");
+  });
   // One task per variant (simple_partitioner, grain 1): whole engine runs
   // of unequal length, balanced by work stealing. Each writes only its slot.
   tbb::parallel_for(
@@ -224,12 +230,16 @@ int SweepCommand(const std::vector<std::string>& args) {
             errors[slot] = streamed.status();
             continue;
           }
-          stopped[slot] = std::move(stats.stopped);
+          stopped[slot] = stats.stopped;
           results[slot] = b.Build(stats.invariant_violations);
+          results[slot].run = RunProvenance{scenarios[v.scenario], "fast", ToolVersion(), v.knobs,
+                                            o.cycle_preemptions, o.check_invariants, std::move(stats.stopped)};
           summaries[slot] = SummaryToJson(results[slot]);
+          done.fetch_add(1, std::memory_order_relaxed);
         }
       },
       tbb::simple_partitioner());
+  ticker.Stop();
   for (const absl::Status& st : errors) {
     if (!st.ok()) return ReportError(st);  // a block that no longer reads as it did
   }

@@ -51,6 +51,15 @@ TEST_F(TraceCliTest, ReplayWritesASummary) {
   std::string s = ReadFile(sum);
   EXPECT_NE(s.find("\"jobsSubmitted\""), std::string::npos) << s;
   EXPECT_NE(s.find("\"invariantViolations\": 0"), std::string::npos) << s;
+  EXPECT_NE(s.find("\"scenario\": \"NASA-iPSC"), std::string::npos) << s.substr(0, 600);
+  EXPECT_NE(s.find(" under borrow-100\","), std::string::npos) << s.substr(0, 600);
+  // The table in declaration order with the policy's limits, and as CSV.
+  EXPECT_NE(r.output.find("LEND_AND_BORROW"), std::string::npos) << r.output;
+  Result csv = Quotasim("replay " + kTrace + " --format swf --mapping " + kMapping + " --policy " + QS_SOURCE_DIR +
+                        "/traces/policies/borrow-100.json --table-format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.output;
+  EXPECT_EQ(csv.output.rfind("row,quotaShare,capacityLimits,", 0), 0u) << csv.output;
+  EXPECT_NE(csv.output.find("\ntotal,"), std::string::npos) << csv.output;
 }
 
 // replay writes its log uncompressed: a log named .gz (or for another

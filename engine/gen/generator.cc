@@ -871,7 +871,7 @@ absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events
 }
 
 absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path, size_t block_events,
-                             OfferedLoad* offered) {
+                             OfferedLoad* offered, std::atomic<int64_t>* bytes_written) {
   if (absl::Status s = ValidateGenOptions(o); !s.ok()) return s;
   // The blocks go to a scratch file beside `path` as they are encoded; the
   // prefix, which lists them, then starts `path`, and the blocks are copied
@@ -888,6 +888,7 @@ absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path, size_
       [&](std::string&& b) {
         if (!WriteAll(bfd, b)) return absl::DataLossError(absl::StrCat(path, ": write failed"));
         bytes += b.size();
+        if (bytes_written) bytes_written->store(static_cast<int64_t>(bytes), std::memory_order_relaxed);
         return absl::OkStatus();
       },
       [&] {

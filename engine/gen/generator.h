@@ -46,6 +46,7 @@
 #ifndef QS_ENGINE_GEN_GENERATOR_H_
 #define QS_ENGINE_GEN_GENERATOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -126,8 +127,11 @@ absl::StatusOr<std::string> GenerateQsb(const GenOptions& o, size_t block_events
 // that does not grow with --jobs: a window of drawn jobs and a few encoded
 // blocks at a time. The blocks go to an unlinked scratch file beside `path`
 // as they are encoded and are copied after the prefix that lists them.
+// `bytes_written`, when given, counts the encoded bytes as they are written
+// (relaxed; a progress line reads it from another thread).
 absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path,
-                             size_t block_events = kQsbBlockEvents, OfferedLoad* offered = nullptr);
+                             size_t block_events = kQsbBlockEvents, OfferedLoad* offered = nullptr,
+                             std::atomic<int64_t>* bytes_written = nullptr);
 
 }  // namespace qs::gen
 

@@ -166,6 +166,22 @@ void AppendArray(std::string& out, const char* key, const std::vector<std::strin
   absl::StrAppend(&out, items.empty() ? "]" : "\n  ]", last ? "\n" : ",\n");
 }
 
+// The `simulation` object (horizonSeconds only when set).
+OrderedJson KnobsJson(const Knobs& k) {
+  OrderedJson knobs = OrderedJson::object();
+  knobs["submitLatencySeconds"] = SecondsJson(k.submit_latency);
+  knobs["provisionSeconds"] = SecondsJson(k.provision);
+  knobs["downloadSeconds"] = SecondsJson(k.download);
+  knobs["schedulingIntervalSeconds"] = SecondsJson(k.scheduling_interval);
+  knobs["preemptionDrainSeconds"] = SecondsJson(k.preemption_drain);
+  knobs["shareOrder"] = ShareOrderName(k.share_order);
+  knobs["victimOrder"] = VictimOrderName(k.victim_order);
+  knobs["backfill"] = k.backfill;
+  knobs["unassignedCapacity"] = UnassignedCapacityName(k.unassigned_capacity);
+  if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
+  return knobs;
+}
+
 }  // namespace
 
 std::string ScenarioToJson(const Scenario& s) {
@@ -197,18 +213,7 @@ std::string ScenarioToJson(const Scenario& s) {
   }
   queue["jobStateTimeLimitActions"] = std::move(actions);
 
-  const Knobs& k = s.knobs;
-  OrderedJson knobs = OrderedJson::object();
-  knobs["submitLatencySeconds"] = SecondsJson(k.submit_latency);
-  knobs["provisionSeconds"] = SecondsJson(k.provision);
-  knobs["downloadSeconds"] = SecondsJson(k.download);
-  knobs["schedulingIntervalSeconds"] = SecondsJson(k.scheduling_interval);
-  knobs["preemptionDrainSeconds"] = SecondsJson(k.preemption_drain);
-  knobs["shareOrder"] = ShareOrderName(k.share_order);
-  knobs["victimOrder"] = VictimOrderName(k.victim_order);
-  knobs["backfill"] = k.backfill;
-  knobs["unassignedCapacity"] = UnassignedCapacityName(k.unassigned_capacity);
-  if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
+  const OrderedJson knobs = KnobsJson(s.knobs);
 
   // Leading CreateQuotaShare events at time 0 from `quotaShares` go back there.
   size_t shares = 0;
@@ -252,5 +257,7 @@ std::string ScenarioToJson(const Scenario& s) {
   out += "}\n";
   return out;
 }
+
+std::string KnobsToJson(const Knobs& k) { return Dump(KnobsJson(k)); }
 
 }  // namespace qs

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/io/scenario_json.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
@@ -273,6 +274,19 @@ Summary SummaryBuilder::Build(int64_t invariant_violations) const {
 
 std::string SummaryToJson(const Summary& s) {
   nlohmann::ordered_json j;
+  if (s.run) {
+    const RunProvenance& r = *s.run;
+    nlohmann::ordered_json knobs = nlohmann::ordered_json::parse(KnobsToJson(r.knobs));
+    if (!r.knobs.horizon) knobs["horizonSeconds"] = nullptr;
+    j["run"] = {{"scenario", r.scenario},
+                {"engine", r.engine},
+                {"quotasim", r.quotasim},
+                {"simulation", std::move(knobs)},
+                {"cyclePreemptions", r.cycle_preemptions},
+                {"invariantChecks", r.invariant_checks},
+                {"completed", r.stopped.empty()},
+                {"stopped", r.stopped.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.stopped)}};
+  }
   j["endTime"] = Seconds(s.end_time);
   j["invariantViolations"] = s.invariant_violations;
   j["rejectedRequests"] = s.rejected_requests;
@@ -290,117 +304,6 @@ std::string SummaryToJson(const Summary& s) {
   for (const auto& [name, sh] : s.shares) shares[name] = ShareJson(sh);
   j["quotaShares"] = shares;
   return j.dump(2) + "\n";
-}
-
-std::string HumanDuration(SimTime ms) {
-  const double sec = static_cast<double>(ms) / kMillisPerSecond;
-  char buf[32];
-  if (sec < 60) {
-    std::snprintf(buf, sizeof(buf), "%.1fs", sec);
-  } else if (sec < 3600) {
-    std::snprintf(buf, sizeof(buf), "%.1fm", sec / 60);
-  } else if (sec < 86400) {
-    std::snprintf(buf, sizeof(buf), "%.1fh", sec / 3600);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.1fd", sec / 86400);
-  }
-  return buf;
-}
-
-namespace {
-
-// Instance-milliseconds as instance-hours.
-std::string InstanceHours(int64_t instance_ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f", static_cast<double>(instance_ms) / (3600.0 * kMillisPerSecond));
-  return buf;
-}
-
-// Names in natural order: runs of digits compare as numbers (team-2 before team-10).
-bool NaturalLess(const std::string& a, const std::string& b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const bool da = std::isdigit(static_cast<unsigned char>(a[i])) != 0;
-    const bool db = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
-    if (da && db) {
-      size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      std::string_view x(a.data() + i, ie - i), y(b.data() + j, je - j);
-      while (x.size() > 1 && x[0] == '0') x.remove_prefix(1);
-      while (y.size() > 1 && y[0] == '0') y.remove_prefix(1);
-      if (x.size() != y.size()) return x.size() < y.size();
-      if (x != y) return x < y;
-      i = ie;
-      j = je;
-      continue;
-    }
-    if (a[i] != b[j]) return a[i] < b[j];
-    ++i;
-    ++j;
-  }
-  if ((a.size() - i) != (b.size() - j)) return a.size() - i < b.size() - j;
-  return a < b;
-}
-
-}  // namespace
-
-std::string SummaryToTable(const Summary& s) {
-  // Cells first, then every column as wide as its widest cell: aligned for
-  // any share name and any count.
-  const std::vector<std::string> header = {"quota share", "jobs", "succeeded", "failed", "unfinished",
-                                           "wait p50", "wait p95", "wait p99", "preempted x-share",
-                                           "preempted in-share", "own inst-h", "borrowed inst-h",
-                                           "lost inst-h"};
-  std::vector<std::vector<std::string>> rows = {header};
-  auto row = [&](const std::string& name, const ShareSummary& sh) {
-    int64_t own = 0, borrowed = 0;
-    for (const auto& [u, v] : sh.instance_ms) {
-      own += v.first;
-      borrowed += v.second;
-    }
-    rows.push_back({name, std::to_string(sh.submitted), std::to_string(sh.succeeded), std::to_string(sh.failed),
-                    std::to_string(sh.unfinished), HumanDuration(sh.wait.p50), HumanDuration(sh.wait.p95),
-                    HumanDuration(sh.wait.p99), std::to_string(sh.preempted_cross), std::to_string(sh.preempted_in),
-                    InstanceHours(own), InstanceHours(borrowed), InstanceHours(sh.work_lost_instance_ms)});
-  };
-  std::vector<const std::string*> names;
-  for (const auto& [name, sh] : s.shares) names.push_back(&name);
-  std::sort(names.begin(), names.end(), [](const std::string* a, const std::string* b) { return NaturalLess(*a, *b); });
-  for (const std::string* name : names) row(*name, s.shares.at(*name));
-  row("TOTAL", s.total);
-  std::vector<size_t> width(header.size(), 0);
-  for (const auto& r : rows) {
-    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    for (size_t c = 0; c < r.size(); ++c) {
-      const std::string pad(width[c] - r[c].size(), ' ');
-      if (c == 0) {
-        out += r[c] + pad;  // names left-aligned, numbers right-aligned
-      } else {
-        out += "  " + pad + r[c];
-      }
-    }
-    out += "\n";
-  }
-  char line[512];
-  for (const auto& [unit, u] : s.utilisation) {
-    std::snprintf(line, sizeof(line), "utilisation %s: %.1f%%\n", unit.c_str(), 100.0 * u);
-    out += line;
-  }
-  std::snprintf(line, sizeof(line), "simulated time: %s, rejected requests: %lld, invariant violations: %lld\n",
-                HumanDuration(s.end_time).c_str(), static_cast<long long>(s.rejected_requests),
-                static_cast<long long>(s.invariant_violations));
-  out += line;
-  std::snprintf(line, sizeof(line),
-                "backlog (jobs waiting): peak %lld at %s, mean %.0f over the arrivals (to %s), %lld at the last arrival\n",
-                static_cast<long long>(s.backlog.peak), HumanDuration(s.backlog.peak_time).c_str(),
-                s.backlog.mean_over_arrivals, HumanDuration(s.backlog.last_submission).c_str(),
-                static_cast<long long>(s.backlog.at_last_submission));
-  out += line;
-  return out;
 }
 
 }  // namespace qs

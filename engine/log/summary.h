@@ -36,12 +36,14 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "engine/log/event_log.h"
+#include "engine/model/scenario.h"
 
 namespace qs {
 
@@ -69,7 +71,20 @@ struct BacklogStats {
   SimTime last_submission = 0;
 };
 
+// Where a summary came from: the `run` object that leads the JSON, set by
+// the command that ran it (not by SummaryBuilder, which sees records only).
+struct RunProvenance {
+  std::string scenario;   // the scenario file as named on the command line, or "TRACE under POLICY"
+  std::string engine;     // "fast" | "reference"
+  std::string quotasim;   // version and commit of the tool
+  Knobs knobs;            // every `simulation` knob, defaults written out
+  int64_t cycle_preemptions = 0;  // the guard (--cycle-preemptions; 0 = never)
+  bool invariant_checks = true;
+  std::string stopped;    // why the run stopped early; empty when it ran to its end
+};
+
 struct Summary {
+  std::optional<RunProvenance> run;
   SimTime end_time = 0;
   BacklogStats backlog;
   int64_t invariant_violations = 0;
@@ -143,15 +158,9 @@ class SummaryBuilder : public LogSink {
   bool ended_ = false;
 };
 
-// JSON text of the summary (stable key order, newline-terminated).
+// JSON text of the summary (stable key order, newline-terminated). The
+// per-share table is in engine/log/share_table.h.
 std::string SummaryToJson(const Summary& s);
-// A readable per-share table for terminals: shares in natural name order
-// (team-2 before team-10), waits in human units (s, m, h, d), instance-hours
-// own, borrowed and lost, columns as wide as their widest cell.
-std::string SummaryToTable(const Summary& s);
-
-// A duration in the unit a reader takes in at a glance: 42.0s, 7.5m, 3.2h, 12.4d.
-std::string HumanDuration(SimTime ms);
 
 }  // namespace qs
 

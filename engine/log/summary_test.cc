@@ -197,34 +197,6 @@ TEST(SummaryTest, SteadyProfileIsStableAndStressIsNot) {
   EXPECT_GT(static_cast<double>(stress.backlog.at_last_submission), 1.5 * stress.backlog.mean_over_arrivals);
 }
 
-// The terminal table: natural name order, human units, columns aligned
-// however long a name or a count is.
-TEST(SummaryTest, TableIsInNaturalOrderWithHumanUnitsAndAligned) {
-  Summary s;
-  s.end_time = 3 * 86400 * kMillisPerSecond;
-  for (const char* name : {"team-10", "team-2", "a-share-name-longer-than-twenty-characters"}) {
-    ShareSummary& sh = s.shares[name];
-    sh.submitted = 12345678;
-    sh.wait.p50 = 42 * kMillisPerSecond;
-    sh.wait.p95 = 90 * 60 * kMillisPerSecond;
-    sh.wait.p99 = 49 * 86400 * kMillisPerSecond;
-    sh.instance_ms["ml.p5.48xlarge"] = {7200 * kMillisPerSecond, 3600 * kMillisPerSecond};
-  }
-  const std::string table = SummaryToTable(s);
-  std::vector<std::string> lines = absl::StrSplit(table, '\n');
-  ASSERT_GE(lines.size(), 5u) << table;
-  EXPECT_EQ(lines[1].rfind("a-share-name-longer-than-twenty-characters", 0), 0u) << table;
-  EXPECT_EQ(lines[2].rfind("team-2 ", 0), 0u) << table;
-  EXPECT_EQ(lines[3].rfind("team-10 ", 0), 0u) << table;
-  EXPECT_EQ(lines[4].rfind("TOTAL ", 0), 0u) << table;
-  for (size_t i = 1; i <= 4; ++i) EXPECT_EQ(lines[i].size(), lines[0].size()) << table;
-  EXPECT_NE(lines[2].find("42.0s"), std::string::npos) << table;
-  EXPECT_NE(lines[2].find("1.5h"), std::string::npos) << table;
-  EXPECT_NE(lines[2].find("49.0d"), std::string::npos) << table;
-  EXPECT_NE(lines[2].find("  2.0  "), std::string::npos) << table;  // own instance-hours
-  EXPECT_NE(table.find("simulated time: 3.0d"), std::string::npos) << table;
-}
-
 TEST(SummaryTest, JsonHasTheContractFields) {
   std::string j = SummaryToJson(NotebookSummary());
   for (const char* key : {"\"endTime\"", "\"invariantViolations\"", "\"jobsSubmitted\"", "\"jobsSucceeded\"",

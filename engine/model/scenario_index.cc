@@ -217,18 +217,28 @@ int32_t JobNames::Find(std::string_view name) const {
   return lo < num_names() && Name(lo) == name ? lo : kNotFound;
 }
 
+namespace {
+
+bool IsShareRequest(const ScenarioEvent& ev) {
+  return std::holds_alternative<CreateQuotaShareRequest>(ev.request) ||
+         std::holds_alternative<UpdateQuotaShareRequest>(ev.request);
+}
+
+}  // namespace
+
 ScenarioIndex IndexScenario(const Scenario& scenario) {
   absl::flat_hash_set<std::string> seen;
   for (const CapacityLimit& l : scenario.service_environment.capacity_limits) seen.insert(l.capacity_unit);
   NameRun names;
+  ScenarioIndex idx;
   for (const ScenarioEvent& ev : scenario.events) {
+    if (IsShareRequest(ev)) idx.share_requests.push_back(ev);
     Visit(
         ev, [&](std::string_view u) {
           if (!seen.contains(absl::string_view(u.data(), u.size()))) seen.emplace(u);
         },
         [&](std::string_view name) { names.Add(name); });
   }
-  ScenarioIndex idx;
   idx.units = SortedUnits(seen);
   if (names.sequential() && (names.size() == 0 || names.first() == 0)) {
     idx.job_names = JobNames::Sequential(names.size());
@@ -248,6 +258,7 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
     absl::Status status;
     absl::flat_hash_set<std::string> units;
     NameRun names;
+    std::vector<ScenarioEvent> share_requests;
     int64_t events = 0, submits = 0;
     SimTime first_time = 0, last_time = 0;
   };
@@ -268,6 +279,7 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
       }
       for (const ScenarioEvent& ev : events) {
         if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ++k.submits;
+        if (IsShareRequest(ev)) k.share_requests.push_back(ev);
         Visit(
             ev, [&](std::string_view u) {
               if (!k.units.contains(absl::string_view(u.data(), u.size()))) k.units.emplace(u);
@@ -283,9 +295,11 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
   // Generated names ("j0", "j1", ... in order across all blocks) need no
   // collecting and no sort (JobNames::Sequential).
   bool sequential = true;
+  std::vector<ScenarioEvent> share_requests;
   for (size_t b = 0; b < blocks.size(); ++b) {
-    const Block& k = blocks[b];
+    Block& k = blocks[b];
     if (!k.status.ok()) return k.status;
+    for (ScenarioEvent& ev : k.share_requests) share_requests.push_back(std::move(ev));
     if (b > 0 && k.events > 0 && blocks[b - 1].events > 0 && k.first_time < blocks[b - 1].last_time) {
       return err(absl::StrCat("events are not sorted by time (event block ", b, ")"));
     }
@@ -306,6 +320,7 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
   }
   ScenarioIndex idx;
   idx.units = SortedUnits(seen);
+  idx.share_requests = std::move(share_requests);
   if (sequential) {
     blocks.clear();
     idx.job_names = JobNames::Sequential(static_cast<int64_t>(names));

@@ -80,6 +80,9 @@ class JobNames {
 struct ScenarioIndex {
   std::vector<std::string> units;  // sorted, distinct
   JobNames job_names;
+  // The CreateQuotaShare and UpdateQuotaShare events, in scenario order (a
+  // handful; the per-share table lists the shares as declared).
+  std::vector<ScenarioEvent> share_requests;
 };
 
 // For a Scenario held whole (the parsers already checked it).

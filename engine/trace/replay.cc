@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/log/async_log.h"
 #include "engine/log/event_log.h"
+#include "engine/model/validation.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
@@ -477,6 +478,7 @@ class ReplayObserver : public LogSink {
         bucket_(bucket),
         progress_(progress),
         held_(w.jobs.size(), 0),
+        held_borrowed_(w.jobs.size(), 0),
         first_runnable_(w.jobs.size(), -1),
         scheduled_(w.jobs.size(), false) {}
 
@@ -502,6 +504,11 @@ class ReplayObserver : public LogSink {
       case JobStatus::kScheduled: {
         Change(s, r.time, r.quantity);
         held_[ju] = r.quantity;
+        for (const BorrowedPart& b : r.borrowed) held_borrowed_[ju] += b.quantity;
+        if (held_borrowed_[ju] != 0) {
+          Integrate(shares_[s].borrowed, r.time);
+          shares_[s].borrowed.current += held_borrowed_[ju];
+        }
         if (!scheduled_[ju]) {
           scheduled_[ju] = true;
           const SimTime wait = r.time - first_runnable_[ju];
@@ -535,10 +542,21 @@ class ReplayObserver : public LogSink {
   }
   void OnEnd(SimTime end) override {
     end_ = end;
-    for (Series& s : shares_) Integrate(s.usage, end);
+    for (Series& s : shares_) {
+      Integrate(s.usage, end);
+      Integrate(s.borrowed, end);
+      Integrate(s.limit, end);
+    }
     Integrate(capacity_, end);
     Bucket(end);
     if (progress_ != nullptr) FlushProgress(end);
+  }
+
+  // The limit of share `s` on the trace's instance type from time `t` (call
+  // in time order, before the run: the share requests of the scenario).
+  void SetLimit(size_t s, SimTime t, int64_t limit) {
+    Integrate(shares_[s].limit, t);
+    shares_[s].limit.current = limit;
   }
 
   int64_t finished() const { return finished_; }
@@ -547,7 +565,10 @@ class ReplayObserver : public LogSink {
   std::string TimeseriesCsv(const std::vector<std::string>& names) const {
     std::string out = "hour";
     for (const std::string& n : names) absl::StrAppend(&out, ",", n);
-    absl::StrAppend(&out, ",total,capacity,preempt_cross,preempt_in\n");
+    absl::StrAppend(&out, ",total,capacity,preempt_cross,preempt_in");
+    for (const std::string& n : names) absl::StrAppend(&out, ",borrowed:", n);
+    for (const std::string& n : names) absl::StrAppend(&out, ",limit:", n);
+    out += "\n";
     const size_t nb = NumBuckets();
     const double bucket = static_cast<double>(bucket_);
     for (size_t b = 0; b < nb; ++b) {
@@ -561,7 +582,14 @@ class ReplayObserver : public LogSink {
       const int64_t cap = b < capacity_.ms.size() ? capacity_.ms[b] : 0;
       absl::StrAppend(&out, ",", Fixed(static_cast<double>(total) / bucket, 1), ",",
                       Fixed(static_cast<double>(cap) / bucket, 1), ",", b < cross_.size() ? cross_[b] : 0, ",",
-                      b < in_.size() ? in_[b] : 0, "\n");
+                      b < in_.size() ? in_[b] : 0);
+      for (const Series& s : shares_) {
+        absl::StrAppend(&out, ",", Fixed(static_cast<double>(b < s.borrowed.ms.size() ? s.borrowed.ms[b] : 0) / bucket, 1));
+      }
+      for (const Series& s : shares_) {
+        absl::StrAppend(&out, ",", Fixed(static_cast<double>(b < s.limit.ms.size() ? s.limit.ms[b] : 0) / bucket, 1));
+      }
+      out += "\n";
     }
     return out;
   }
@@ -604,6 +632,8 @@ class ReplayObserver : public LogSink {
   };
   struct Series {
     Integral usage;
+    Integral borrowed;  // the part of usage borrowed from other shares
+    Integral limit;     // the share's capacity limit on the trace's type
     double bsld_sum = 0;
     int64_t started = 0;
   };
@@ -649,6 +679,11 @@ class ReplayObserver : public LogSink {
     if (held_[j] == 0) return;
     Change(s, t, -held_[j]);
     held_[j] = 0;
+    if (held_borrowed_[j] != 0) {
+      Integrate(shares_[s].borrowed, t);
+      shares_[s].borrowed.current -= held_borrowed_[j];
+      held_borrowed_[j] = 0;
+    }
   }
   void FlushProgress(SimTime t) {
     progress_->jobs_done.fetch_add(pending_progress_, std::memory_order_relaxed);
@@ -664,6 +699,7 @@ class ReplayObserver : public LogSink {
   SimTime bucket_;
   ReplayProgress* progress_;
   std::vector<int64_t> held_;
+  std::vector<int64_t> held_borrowed_;
   std::vector<SimTime> first_runnable_;
   std::vector<bool> scheduled_;
   std::vector<SimTime> waits_;
@@ -688,6 +724,23 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   SummaryBuilder summary;
   ReplayObserver observer(w, std::move(job_share), static_cast<int>(names.size()), options.bucket,
                           options.progress);
+  for (const ScenarioEvent& ev : sc->events) {
+    std::string_view name;
+    const std::vector<CapacityLimit>* limits = nullptr;
+    if (const auto* c = std::get_if<CreateQuotaShareRequest>(&ev.request); c && c->quota_share_name && c->capacity_limits) {
+      name = *c->quota_share_name;
+      limits = &*c->capacity_limits;
+    } else if (const auto* u = std::get_if<UpdateQuotaShareRequest>(&ev.request); u && u->quota_share_arn && u->capacity_limits) {
+      name = ShareNameFromArn(*u->quota_share_arn);
+      limits = &*u->capacity_limits;
+    }
+    if (limits == nullptr) continue;
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) continue;
+    int64_t limit = 0;
+    for (const CapacityLimit& l : *limits) limit += l.capacity_unit == w.instance_type ? l.max_capacity : 0;
+    observer.SetLimit(static_cast<size_t>(it - names.begin()), ev.time, limit);
+  }
   std::vector<LogSink*> sinks = {&summary, &observer};
   std::unique_ptr<std::ofstream> events_file;
   std::unique_ptr<AsyncLog> writer;  // formats and writes on its own thread
@@ -710,7 +763,12 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   }
   if (options.progress != nullptr) options.progress->runs_done.fetch_add(1, std::memory_order_relaxed);
   out.summary = summary.Build(out.stats.invariant_violations);
+  out.summary.run = RunProvenance{absl::StrCat(w.trace_name, " under ", p.name), "fast", options.tool_version, sc->knobs,
+                                  ro.cycle_preemptions, ro.check_invariants, out.stats.stopped};
   out.summary_json = SummaryToJson(out.summary);
+  ShareDeclarations declared;
+  for (const ScenarioEvent& ev : sc->events) declared.Note(ev, *sc);
+  out.shares = declared.shares();
   out.timeseries_csv = observer.TimeseriesCsv(names);
   out.waits_csv = observer.WaitsCsv();
 

@@ -47,6 +47,7 @@
 #include "absl/status/statusor.h"
 #include "engine/run.h"
 #include "engine/model/scenario.h"
+#include "engine/log/share_table.h"
 #include "engine/log/summary.h"
 #include "engine/trace/mapping.h"
 #include "engine/trace/policy.h"
@@ -130,9 +131,13 @@ struct ReplayProgress {
 struct PolicyRun {
   std::string policy;
   std::string description;
-  Summary summary;
+  Summary summary;              // with its RunProvenance
+  std::vector<DeclaredShare> shares;  // as the policy declares them (the per-share table)
   std::string summary_json;     // SummaryToJson
-  std::string timeseries_csv;   // hour, per-share instances in use, total, capacity, preemptions
+  // hour, per-share instances in use, total, capacity, preemptions (cross,
+  // in-share), then per share the borrowed part of its use ("borrowed:S")
+  // and its limit on the trace's type ("limit:S"); bucket averages.
+  std::string timeseries_csv;
   std::string waits_csv;        // wait-time CDF
   std::string metrics_json;     // the comparison row (report.h reads it)
   RunStats stats;
@@ -143,6 +148,7 @@ struct RunPolicyOptions {
   SimTime bucket = 3600 * kMillisPerSecond;  // time-series resolution
   ReplayProgress* progress = nullptr;
   std::string events_path;                   // write the JSON Lines log here when set
+  std::string tool_version;                  // the summary's run.quotasim
 };
 
 absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const RunPolicyOptions& options);

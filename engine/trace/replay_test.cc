@@ -1,5 +1,6 @@
 #include "engine/trace/replay.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -267,22 +268,49 @@ TEST(Replay, TimeSeriesAddsUpToTheSummary) {
   o.bucket = 600 * 1000;
   absl::StatusOr<PolicyRun> run = RunPolicy(*w, (*policies)[5], o);
   ASSERT_TRUE(run.ok());
-  // Sum of the "total" column x bucket = instance-seconds of the summary.
-  std::istringstream in(run->timeseries_csv);
-  std::string line;
-  std::getline(in, line);
-  double total = 0;
-  int64_t preempt = 0;
-  while (std::getline(in, line)) {
+  // Sum of the "total" column x bucket = instance-seconds of the summary,
+  // and of the "borrowed:S" columns = the borrowed part; every "limit:S"
+  // column is positive (the policy gives each share a limit on the type).
+  auto split = [](const std::string& line) {
     std::vector<std::string> f;
     std::stringstream ls(line);
     for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
-    total += std::stod(f[f.size() - 4]) * 600;
-    preempt += std::stoll(f[f.size() - 2]) + std::stoll(f[f.size() - 1]);
+    return f;
+  };
+  std::istringstream in(run->timeseries_csv);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split(line);
+  auto col = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_LT(col("total"), header.size());
+  std::vector<size_t> borrowed_cols, limit_cols;
+  for (size_t c = 1; c < col("total"); ++c) {
+    borrowed_cols.push_back(col("borrowed:" + header[c]));
+    limit_cols.push_back(col("limit:" + header[c]));
+    ASSERT_LT(borrowed_cols.back(), header.size()) << header[c];
+    ASSERT_LT(limit_cols.back(), header.size()) << header[c];
   }
-  int64_t used_ms = 0;
-  for (const auto& [unit, v] : run->summary.total.instance_ms) used_ms += v.first + v.second;
+  ASSERT_FALSE(borrowed_cols.empty());
+  double total = 0, borrowed = 0;
+  int64_t preempt = 0;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = split(line);
+    ASSERT_EQ(f.size(), header.size()) << line;
+    total += std::stod(f[col("total")]) * 600;
+    for (size_t c : borrowed_cols) borrowed += std::stod(f[c]) * 600;
+    for (size_t c : limit_cols) EXPECT_GT(std::stod(f[c]), 0) << header[c] << ": " << line;
+    preempt += std::stoll(f[col("preempt_cross")]) + std::stoll(f[col("preempt_in")]);
+  }
+  int64_t used_ms = 0, borrowed_ms = 0;
+  for (const auto& [unit, v] : run->summary.total.instance_ms) {
+    used_ms += v.first + v.second;
+    borrowed_ms += v.second;
+  }
   EXPECT_NEAR(total, static_cast<double>(used_ms) / 1000.0, 0.05 * 600 * 100);  // 0.1 rounding per bucket
+  EXPECT_GT(borrowed_ms, 0);
+  EXPECT_NEAR(borrowed, static_cast<double>(borrowed_ms) / 1000.0, 0.05 * 600 * 100);
   EXPECT_EQ(preempt, run->summary.total.preempted_cross + run->summary.total.preempted_in);
 }
 

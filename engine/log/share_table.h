@@ -1,0 +1,70 @@
+// File: engine/log/share_table.h
+//
+// The per-share table that `quotasim run` and `replay` print: one row per
+// quota share the scenario declares, in declaration order (shares without a
+// job included), then any share seen only in the records (a replayed trace
+// without declarations), then TOTAL. Each row has the share's configuration
+// (capacity limits, strategy, borrowLimit, in-share preemption) beside its
+// jobs, waits, preemptions of both kinds, and own, borrowed and lost use.
+//
+//   ShareDeclarations decl;
+//   for (const ScenarioEvent& ev : scenario.events) decl.Note(ev, scenario);
+//   std::string text = ShareTable(summary, decl.shares(), TableFormat::kTable);
+//
+// Formats: kTable for terminals (waits in s/m/h/d, instance-hours with one
+// decimal, columns as wide as their widest cell); kCsv and kJson for
+// programs (waits in seconds, use in instance-hours, exact values, the full
+// list of limits).
+//
+// Thread-safety: thread-compatible.
+#ifndef QS_ENGINE_LOG_SHARE_TABLE_H_
+#define QS_ENGINE_LOG_SHARE_TABLE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/log/summary.h"
+#include "engine/model/scenario.h"
+
+namespace qs {
+
+// A share as the scenario leaves it: created by an accepted CreateQuotaShare
+// (the same checks the engines make), then changed by accepted
+// UpdateQuotaShare requests, up to the horizon.
+struct DeclaredShare {
+  std::string name;
+  std::vector<CapacityLimit> limits;
+  Strategy strategy = Strategy::kReserve;
+  int64_t borrow_limit = -1;  // percent; -1 unlimited (meaningful for LEND_AND_BORROW)
+  Toggle in_share_preemption = Toggle::kDisabled;
+  Toggle state = Toggle::kEnabled;
+};
+
+class ShareDeclarations {
+ public:
+  // Call for every event in scenario order. Events other than
+  // CreateQuotaShare and UpdateQuotaShare are ignored.
+  void Note(const ScenarioEvent& ev, const Scenario& head);
+  const std::vector<DeclaredShare>& shares() const { return shares_; }
+
+ private:
+  std::vector<DeclaredShare> shares_;
+};
+
+enum class TableFormat : uint8_t { kTable, kCsv, kJson };
+// "table" | "csv" | "json"; nullopt otherwise.
+std::optional<TableFormat> ParseTableFormat(std::string_view name);
+
+// The per-share rows and, in kTable, the lines after them (utilisation,
+// simulated time, rejected requests, backlog).
+std::string ShareTable(const Summary& s, const std::vector<DeclaredShare>& declared, TableFormat format);
+
+// A duration in the unit a reader takes in at a glance: 42.0s, 7.5m, 3.2h, 12.4d.
+std::string HumanDuration(SimTime ms);
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_LOG_SHARE_TABLE_H_
