@@ -92,6 +92,12 @@ TEST_F(TraceCliTest, CompareIsThreadIndependentAndShardsMergeToTheSameReport) {
     EXPECT_EQ(a, ReadFile(merged / f)) << f << " differs between a single run and merged shards";
   }
   EXPECT_NE(ReadFile(one / "comparison.md").find("borrow-unlimited"), std::string::npos);
+  // Each policy's row says whether its run completed or stopped in a cycle.
+  const std::string csv = ReadFile(one / "comparison.csv");
+  EXPECT_NE(csv.find(",invariant_violations,status\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",0,complete\n"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find(",stopped\n"), std::string::npos) << csv;
+  EXPECT_NE(ReadFile(one / "comparison.md").find("| fairness | status |"), std::string::npos);
   // Shards of one comparison may share a folder, and merge into it; a
   // finished comparison's folder is not written over without --force.
   fs::path shared = dir_ / "shared";

@@ -786,6 +786,10 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   m["rejectedRequests"] = s.rejected_requests;
   m["invariantViolations"] = s.invariant_violations;
   m["endTimeSeconds"] = Sec(s.end_time);
+  // "stopped": caught in a preemption cycle and written up to the stop
+  // (docs/semantics.md); its figures are not a complete run's.
+  m["status"] = out.stats.stopped.empty() ? "complete" : "stopped";
+  m["stopped"] = out.stats.stopped;
   m["waitSeconds"] = {{"mean", s.total.wait.count ? Sec(s.total.wait.sum) / static_cast<double>(s.total.wait.count) : 0.0},
                       {"p50", Sec(s.total.wait.p50)},
                       {"p95", Sec(s.total.wait.p95)},

@@ -63,6 +63,14 @@ std::string Str(const Json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 
+// "complete", or "stopped" for a run caught in a preemption cycle (its
+// figures are those up to the stop); metrics from before the status key
+// existed read as complete.
+std::string Status(const Json& r) {
+  const std::string s = Str(r, "status");
+  return s.empty() ? "complete" : s;
+}
+
 std::string ShardFileName(Shard s) { return absl::StrCat("shard-", s.index, "-of-", s.count, ".json"); }
 
 }  // namespace
@@ -252,7 +260,7 @@ absl::Status WriteReport(const std::string& dir, const Manifest& m) {
   std::string csv =
       "policy,utilisation,jobs_submitted,jobs_finished,jobs_terminated,jobs_unfinished,wait_mean_s,wait_p50_s,"
       "wait_p95_s,wait_p99_s,wait_max_s,preemptions_cross_share,preemptions_in_share,instance_hours_lost,"
-      "reclaim_count,reclaim_p99_s,reclaim_max_s,fairness_jain,end_time_s,invariant_violations\n";
+      "reclaim_count,reclaim_p99_s,reclaim_max_s,fairness_jain,end_time_s,invariant_violations,status\n";
   for (const Json& r : rows) {
     const Json& wait = r["waitSeconds"];
     const Json& rec = r["reclaimLatencySeconds"];
@@ -264,7 +272,7 @@ absl::Status WriteReport(const std::string& dir, const Manifest& m) {
                     Int(r, "preemptionsInShare"), ",", Fmt("%.2f", Num(r, "instanceHoursLost")), ",",
                     Int(rec, "count"), ",", Fmt("%.1f", Num(rec, "p99")), ",", Fmt("%.1f", Num(rec, "max")), ",",
                     Fmt("%.4f", Num(r, "fairnessJain")), ",", Fmt("%.1f", Num(r, "endTimeSeconds")), ",",
-                    Int(r, "invariantViolations"), "\n");
+                    Int(r, "invariantViolations"), ",", Status(r), "\n");
   }
 
   // share-waits.csv (long form) and the per-share table.
@@ -301,8 +309,8 @@ absl::Status WriteReport(const std::string& dir, const Manifest& m) {
   }
   md += "\n## Comparison\n\n"
         "| policy | utilisation | finished | terminated | unfinished | wait mean | wait p50 | wait p95 | wait p99 "
-        "| preemptions cross / in | instance-h lost | reclaim p99 / max | fairness |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        "| preemptions cross / in | instance-h lost | reclaim p99 / max | fairness | status |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const Json& r : rows) {
     const Json& wait = r["waitSeconds"];
     const Json& rec = r["reclaimLatencySeconds"];
@@ -312,7 +320,7 @@ absl::Status WriteReport(const std::string& dir, const Manifest& m) {
                     Dur(Num(wait, "p99")), " | ", Int(r, "preemptionsCrossShare"), " / ", Int(r, "preemptionsInShare"),
                     " | ", Fmt("%.0f", Num(r, "instanceHoursLost")), " | ",
                     Int(rec, "count") ? absl::StrCat(Dur(Num(rec, "p99")), " / ", Dur(Num(rec, "max"))) : "-", " | ",
-                    Fmt("%.3f", Num(r, "fairnessJain")), " |\n");
+                    Fmt("%.3f", Num(r, "fairnessJain")), " | ", Status(r), " |\n");
   }
   md += "\nUtilisation: instance-seconds used / instance-seconds available until the last event. Finished: jobs that "
         "ran to the end (SUCCEEDED, or FAILED as in the trace). Terminated: jobs that could never fit their share "
