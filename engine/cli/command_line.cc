@@ -34,19 +34,20 @@ int ReportError(const absl::Status& s) {
   return ExitCodeFor(s);
 }
 
-std::string UnwritableCompression(std::string_view path, bool gzip) {
+std::string UnwritableCompression(std::string_view option, std::string_view path, bool gzip,
+                                  std::string_view plain) {
   static constexpr std::string_view kOthers[] = {".zst", ".zstd", ".bz2", ".xz", ".lz4", ".lzma", ".lz", ".zip", ".7z", ".br", ".Z"};
   auto ends = [&](std::string_view ext) {
     return path.size() > ext.size() && path.substr(path.size() - ext.size()) == ext;
   };
   for (std::string_view ext : kOthers) {
     if (ends(ext)) {
-      return absl::StrCat("--events ", Sv(path), ": ", Sv(ext), " compression is not supported (",
-                          gzip ? "name it .gz for gzip, or" : "name it", " .jsonl for plain JSON Lines)");
+      return absl::StrCat(Sv(option), " ", Sv(path), ": ", Sv(ext), " compression is not supported (",
+                          gzip ? "name it .gz for gzip, or" : "name it", " ", Sv(plain), " for plain text)");
     }
   }
   if (!gzip && ends(".gz")) {
-    return absl::StrCat("--events ", Sv(path), ": this command writes the log uncompressed (name it .jsonl)");
+    return absl::StrCat(Sv(option), " ", Sv(path), ": this file is written uncompressed (name it ", Sv(plain), ")");
   }
   return "";
 }

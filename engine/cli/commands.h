@@ -35,11 +35,13 @@ int ReportError(const absl::Status& s);
 // Prints "quotasim <command>: <message>" and a pointer to --help on stderr;
 // returns kExitUsage.
 int UsageError(std::string_view command, std::string_view message);
-// For an --events FILE: the usage error's text when the name ends in the
-// extension of a compression quotasim does not write (.zst, .bz2, .xz,
-// .lz4, ...; `.gz` too unless `gzip`), so that such a file never silently
-// holds plain text; "" for any other name.
-std::string UnwritableCompression(std::string_view path, bool gzip);
+// For an output FILE given as `option` (--events, --summary, ...): the
+// usage error's text when the name ends in the extension of a compression
+// quotasim does not write there (.zst, .bz2, .xz, .lz4, ...; `.gz` too
+// unless `gzip`), so that such a file never silently holds plain text; ""
+// for any other name. `plain` is the extension to suggest (".jsonl").
+std::string UnwritableCompression(std::string_view option, std::string_view path, bool gzip,
+                                  std::string_view plain);
 
 // "0.x.y (commit)": the version `quotasim --version` prints first, and the
 // `run.quotasim` of a summary (quotasim_main.cc).

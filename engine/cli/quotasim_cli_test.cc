@@ -436,6 +436,14 @@ TEST_F(CliTest, EventLogsNamedForAnUnwrittenCompressionAreRefused) {
   }
   EXPECT_EQ(ReadFile(dir_ / "e.gz").substr(0, 2), "\x1f\x8b");  // gzip's magic
   EXPECT_EQ(ReadFile(dir_ / "e.jsonl"), ReadFile(dir_ / "events"));
+  // The summary is plain JSON: any compression's name is refused for it.
+  for (const char* name : {"s.json.gz", "s.zst"}) {
+    const fs::path sum = dir_ / name;
+    Result r = Quotasim("run " + kNotebook + " -q --summary " + sum.string());
+    EXPECT_EQ(r.exit_code, 2) << name << "\n" << r.output;
+    EXPECT_NE(r.output.find("--summary " + sum.string()), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(sum)) << name;
+  }
 }
 
 TEST_F(CliTest, VersionNamesTheReleaseAndTheBuild) {

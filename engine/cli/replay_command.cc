@@ -1,4 +1,6 @@
 // `quotasim replay`: one trace under one policy.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -79,7 +81,11 @@ int ReplayCommand(const std::vector<std::string>& args) {
   if (threads < 0 || !(bucket_hours > 0)) {
     return UsageError("replay", "--threads must be >= 0 and --bucket-hours > 0");
   }
-  if (std::string bad = UnwritableCompression(events_path, /*gzip=*/false); !bad.empty()) return UsageError("replay", bad);
+  for (const std::string& bad : {UnwritableCompression("--events", events_path, /*gzip=*/false, ".jsonl"),
+                                 UnwritableCompression("--summary", summary_path, /*gzip=*/false, ".json"),
+                                 UnwritableCompression("--timeseries", timeseries_path, /*gzip=*/false, ".csv")}) {
+    if (!bad.empty()) return UsageError("replay", bad);
+  }
   const std::optional<TableFormat> format = ParseTableFormat(table_format);
   if (!format) return UsageError("replay", "--table-format must be table, csv or json, not '" + table_format + "'");
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
@@ -100,7 +106,10 @@ int ReplayCommand(const std::vector<std::string>& args) {
   trace::RunPolicyOptions ro;
   ro.check_invariants = vm.count("no-check") == 0;
   ro.bucket = static_cast<SimTime>(bucket_hours * 3.6e6);
-  ro.progress = &counters;
+  // The progress counters only when a progress line can be drawn, and the
+  // compare files only for --timeseries: what nobody reads is not built.
+  ro.progress = isatty(STDERR_FILENO) == 1 ? &counters : nullptr;
+  ro.report = !timeseries_path.empty();
   ro.events_path = events_path;
   ro.tool_version = ToolVersion();
   absl::StatusOr<trace::PolicyRun> run = trace::RunPolicy(w, *policy, ro);

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -26,6 +27,7 @@
 #include "engine/run.h"
 #include "engine/util/atomic_file.h"
 #include "engine/util/gzip_ostream.h"
+#include "engine/util/progress_ticker.h"
 #include "engine/util/strings.h"
 #include "engine/model/scenario_index.h"
 #include "engine/io/scenario_json.h"
@@ -195,7 +197,10 @@ int RunCommand(const std::vector<std::string>& args) {
     return UsageError("run", "--engine must be fast or reference, not '" + engine_name + "'");
   }
   if (threads < 0) return UsageError("run", "--threads must be >= 0");
-  if (std::string bad = UnwritableCompression(events_path, /*gzip=*/true); !bad.empty()) return UsageError("run", bad);
+  for (const std::string& bad : {UnwritableCompression("--events", events_path, /*gzip=*/true, ".jsonl"),
+                                 UnwritableCompression("--summary", summary_path, /*gzip=*/false, ".json")}) {
+    if (!bad.empty()) return UsageError("run", bad);
+  }
   if (cycle_preemptions < 0) return UsageError("run", "--cycle-preemptions must be >= 0");
   const std::optional<TableFormat> format = ParseTableFormat(format_name);
   if (!format) return UsageError("run", "--format must be table, csv or json, not '" + format_name + "'");
@@ -321,10 +326,19 @@ int ValidateCommand(const std::vector<std::string>& args) {
   }
   if (path.empty()) return UsageError("validate", "missing SCENARIO argument");
   // A .qsb file is streamed: read and checked block by block, never held whole.
+  std::atomic<int64_t> blocks_done{0}, blocks_total{0};
+  ProgressTicker ticker("quotasim validate", [&] {
+    const int64_t total = blocks_total.load(std::memory_order_relaxed);
+    return total == 0 ? std::string("reading and checking the document")
+                      : absl::StrCat(blocks_done.load(std::memory_order_relaxed), " of ", total,
+                                     " event blocks checked for what a run would meet");
+  });
   absl::StatusOr<OpenedScenario> opened = OpenScenario(path, /*stream_qsb=*/true);
-  if (!opened.ok()) return ReportError(opened.status());
-  std::cout << path << ": valid, " << opened->num_events() << " requests, " << opened->head().submit_count
-            << " job submissions\n";
+  if (!opened.ok()) {
+    ticker.Stop();
+    return ReportError(opened.status());
+  }
+  if (opened->stream) blocks_total = static_cast<int64_t>(2 * opened->stream->num_blocks());
   Preflight preflight(opened->head());
   for (int pass = 0; pass < 2; ++pass) {
     auto visit = [&](const ScenarioEvent& ev) {
@@ -340,10 +354,17 @@ int ValidateCommand(const std::vector<std::string>& args) {
     }
     std::vector<ScenarioEvent> block;
     for (size_t b = 0; b < opened->stream->num_blocks(); ++b) {
-      if (absl::Status st = opened->stream->ReadBlock(b, block); !st.ok()) return ReportError(st);
+      if (absl::Status st = opened->stream->ReadBlock(b, block); !st.ok()) {
+        ticker.Stop();
+        return ReportError(st);
+      }
       for (const ScenarioEvent& ev : block) visit(ev);
+      blocks_done.fetch_add(1, std::memory_order_relaxed);
     }
   }
+  ticker.Stop();
+  std::cout << path << ": valid, " << opened->num_events() << " requests, " << opened->head().submit_count
+            << " job submissions\n";
   if (preflight.total() == 0) return kExitOk;
   constexpr size_t kShown = 20;
   std::cout << path << ": " << preflight.total() << " problem(s) a run would meet:\n";

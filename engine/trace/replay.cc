@@ -441,8 +441,9 @@ absl::StatusOr<Scenario> BuildScenario(const Workload& w, const Policy& p, std::
     std::snprintf(name, sizeof(name), "j%07zu", i);
     SubmitServiceJobRequest r;
     r.job_name = name;
-    r.job_queue = sc.job_queue.name;
-    r.service_job_type = "SAGEMAKER_TRAINING";
+    // jobQueue and serviceJobType are left out: absent, they name the one
+    // queue and its type (scenario-format.md), and a trace of a million jobs
+    // builds no million copies of them.
     r.quota_share_name = names[single ? 0 : static_cast<size_t>(j.share)];
     if (!p.ignore_priority && j.priority != 0) r.scheduling_priority = j.priority;
     r.instance_type = w.instance_type;
@@ -741,7 +742,10 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
     for (const CapacityLimit& l : *limits) limit += l.capacity_unit == w.instance_type ? l.max_capacity : 0;
     observer.SetLimit(static_cast<size_t>(it - names.begin()), ev.time, limit);
   }
-  std::vector<LogSink*> sinks = {&summary, &observer};
+  // The observer feeds the compare files and the progress counters; a
+  // replay that asks for neither leaves it out.
+  std::vector<LogSink*> sinks = {&summary};
+  if (options.report || options.progress != nullptr) sinks.push_back(&observer);
   std::unique_ptr<std::ofstream> events_file;
   std::unique_ptr<AsyncLog> writer;  // formats and writes on its own thread
   if (!options.events_path.empty()) {
@@ -769,6 +773,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   ShareDeclarations declared;
   for (const ScenarioEvent& ev : sc->events) declared.Note(ev, *sc);
   out.shares = declared.shares();
+  if (!options.report) return out;
   out.timeseries_csv = observer.TimeseriesCsv(names);
   out.waits_csv = observer.WaitsCsv();
 

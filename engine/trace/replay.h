@@ -149,6 +149,9 @@ struct RunPolicyOptions {
   ReplayProgress* progress = nullptr;
   std::string events_path;                   // write the JSON Lines log here when set
   std::string tool_version;                  // the summary's run.quotasim
+  // Build the compare files (timeseries_csv, waits_csv, metrics_json); off,
+  // only the summary (and the shares) are filled in.
+  bool report = true;
 };
 
 absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const RunPolicyOptions& options);
