@@ -38,21 +38,26 @@ using qs::fuzz::StringLog;
 // engines stop it at the same point (sooner than the default, for speed).
 constexpr int64_t kCyclePreemptions = 1000;
 
-void RunFast(const qs::Scenario& sc, Log& log) {
+// The invariants are checked on one side only, the fast engine's
+// (incremental, cheap), in its 1-thread run: the logs are compared byte for
+// byte, so the reference made the same decisions, and a wrong decision of
+// both -- or a reference index (held_, borrowers_) that misses a job
+// holding capacity, which changes its decisions -- shows as a mismatch or as
+// a violation in the fast engine's state. The reference's own checker
+// recounts everything after every event and cost a third of each
+// execution (libFuzzer profile); the random-scenario differential test
+// (engine/conformance/differential_test.cc) still runs it.
+void RunFast(const qs::Scenario& sc, Log& log, bool check) {
   StringLog w(&log.text);
   qs::RunOptions o;
-  o.check_invariants = false;  // the invariant fuzzer checks; here only the decisions count
+  o.check_invariants = check;
   o.cycle_preemptions = kCyclePreemptions;
   log.stats = qs::RunFastEngine(sc, w, o);
 }
 
 void RunReference(const qs::Scenario& sc, Log& log) {
   StringLog w(&log.text);
-  // With its checker on: the invariant fuzzer checks the decisions (and a
-  // fast log equal to the reference's satisfies them for both); here the
-  // checker also proves that the reference's job indexes (held_,
-  // borrowers_) never miss a job that holds capacity.
-  log.stats = qs::RunReferenceEngine(sc, w, /*check_invariants=*/true, kCyclePreemptions);
+  log.stats = qs::RunReferenceEngine(sc, w, /*check_invariants=*/false, kCyclePreemptions);
 }
 
 void Expect(const Log& a, const Log& b, const char* what) {
@@ -81,12 +86,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Log& in1 = *new Log;
   static Log& in2 = *new Log;
   RunReference(*sc, reference);
-  QS_FUZZ_CHECK(reference.stats.invariant_violations == 0,
-                "reference engine checker: " << reference.stats.invariant_violations << " violation(s); first: "
-                                             << reference.stats.violation_messages.front());
-  arena1->execute([&] { RunFast(*sc, in1); });
+  arena1->execute([&] { RunFast(*sc, in1, /*check=*/true); });
+  QS_FUZZ_CHECK(in1.stats.invariant_violations == 0,
+                "fast engine checker: " << in1.stats.invariant_violations << " violation(s); first: "
+                                        << in1.stats.violation_messages.front());
   Expect(in1, reference, "A = fast engine (1-thread arena), B = reference engine");
-  arena2->execute([&] { RunFast(*sc, in2); });
+  arena2->execute([&] { RunFast(*sc, in2, /*check=*/false); });
   Expect(in2, in1, "A = fast engine in a 2-thread arena, B = 1-thread arena");
   return 0;
 }
