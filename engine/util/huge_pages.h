@@ -44,6 +44,16 @@ inline void UnmapHugePages(void* p, size_t bytes) {
   munmap(p, (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1));
 }
 
+// Advises the whole 2 MiB pages inside [p, p + bytes) for transparent huge
+// pages: for a big array that is already allocated (e.g. a std::vector's
+// buffer after reserve()) and not yet touched. Memory from malloc may be
+// advised like this; the advice ends with the mapping.
+inline void AdviseHugePages(void* p, size_t bytes) {
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHugePageBytes - 1) & ~(uintptr_t{kHugePageBytes} - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(uintptr_t{kHugePageBytes} - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 // `enabled` false gives plain operator new for every block (to measure the
 // difference, RunOptions::huge_pages).
 template <typename T>
