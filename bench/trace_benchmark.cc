@@ -106,12 +106,9 @@ void BM_PhillyFifoReplay(benchmark::State& state) {
   options.report = false;  // replay without --timeseries: the summary only
   int64_t jobs = 0;
   for (auto _ : state) {
-    std::vector<trace::TraceJob> rows;
-    absl::Status s = trace::ReadTraceFile(kTrace, trace::TraceFormat::kPhillyPollux, {},
-                                          [&](const trace::TraceJob& j) { rows.push_back(j); }, nullptr);
-    if (bench::Smoke() && rows.size() > 3000) rows.resize(3000);
+    // As `quotasim replay` loads it (LoadWorkload's BuildWorkload).
     absl::StatusOr<trace::Workload> w =
-        s.ok() ? trace::BuildWorkloadFromJobs("pollux_philly_jobs_by_vc", rows, *m, nullptr) : s;
+        trace::BuildWorkload(kTrace, trace::TraceFormat::kPhillyPollux, {}, *m, nullptr);
     absl::StatusOr<trace::PolicyRun> run = w.ok() ? trace::RunPolicy(*w, *fifo, options) : w.status();
     if (!run.ok() || run->stats.invariant_violations != 0 ||
         run->summary.total.submitted != static_cast<int64_t>(w->jobs.size())) {
