@@ -11,6 +11,7 @@
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
 #include "engine/log/share_table.h"
+#include "engine/util/atomic_file.h"
 #include "engine/log/summary.h"
 #include "engine/trace/progress.h"
 #include "engine/trace/replay.h"
@@ -48,10 +49,11 @@ int ReplayCommand(const std::vector<std::string>& args) {
       "policy", po::value<std::string>(&policy_arg),
       "policy file (the scenario format's configuration part), or a standard policy name "
       "(quotasim compare --list-policies)")(
-      "summary", po::value<std::string>(&summary_path), "write the run summary (JSON) here")(
-      "events", po::value<std::string>(&events_path), "write the event log (JSON Lines) here")(
+      "summary", po::value<std::string>(&summary_path), "write the run summary (JSON) here; - for standard output")(
+      "events", po::value<std::string>(&events_path), "write the event log (JSON Lines) here; - for standard output")(
       "timeseries", po::value<std::string>(&timeseries_path),
-      "write per-share instances in use and preemptions per bucket (CSV) here")(
+      "write per-share instances in use (own and borrowed), limits and preemptions per bucket (CSV) here; - for "
+      "standard output")(
       "bucket-hours", po::value<double>(&bucket_hours)->default_value(1), "time-series bucket, hours")(
       "skip-bad-rows", "skip (and count) malformed trace rows instead of stopping at the first")(
       "swf-team", po::value<std::string>(&in.swf_team), "SWF team field: group | user | queue | partition")(
@@ -86,6 +88,10 @@ int ReplayCommand(const std::vector<std::string>& args) {
                                  UnwritableCompression("--timeseries", timeseries_path, /*gzip=*/false, ".csv")}) {
     if (!bad.empty()) return UsageError("replay", bad);
   }
+  // "-" is standard output for one of the files; the table then goes to stderr.
+  const int dashes = (events_path == "-") + (summary_path == "-") + (timeseries_path == "-");
+  if (dashes > 1) return UsageError("replay", "only one of --events, --summary and --timeseries can be standard output");
+  std::ostream& table_out = dashes > 0 ? std::cerr : std::cout;
   const std::optional<TableFormat> format = ParseTableFormat(table_format);
   if (!format) return UsageError("replay", "--table-format must be table, csv or json, not '" + table_format + "'");
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
@@ -118,19 +124,16 @@ int ReplayCommand(const std::vector<std::string>& args) {
   for (const auto& [path, text] : {std::pair<std::string, const std::string*>{summary_path, &run->summary_json},
                                    {timeseries_path, &run->timeseries_csv}}) {
     if (path.empty()) continue;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << *text;
-    if (!out) {
-      std::cerr << "quotasim: cannot write " << path << "\n";
-      return kExitError;
-    }
+    AtomicFile out(path);  // under its name only when complete; "-" is standard output
+    out.stream() << *text;
+    if (absl::Status st = out.Commit(); !st.ok()) return ReportError(st);
   }
   for (const std::string& v : run->stats.violation_messages) std::cerr << "quotasim: INVARIANT VIOLATION: " << v << "\n";
   if (!run->stats.stopped.empty()) std::cerr << "quotasim: " << run->stats.stopped << "\n";  // written up to the stop
   if (vm.count("quiet") == 0 && *format != TableFormat::kTable) {
-    std::cout << ShareTable(run->summary, run->shares, *format);
+    table_out << ShareTable(run->summary, run->shares, *format);
   } else if (vm.count("quiet") == 0) {
-    std::cout << w.trace_name << " under " << policy->name << ": " << w.jobs.size() << " jobs, " << w.shares.size()
+    table_out << w.trace_name << " under " << policy->name << ": " << w.jobs.size() << " jobs, " << w.shares.size()
               << " shares, " << w.environment << " x " << w.instance_type << "\n"
               << ShareTable(run->summary, run->shares, TableFormat::kTable);
   }

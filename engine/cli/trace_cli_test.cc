@@ -60,6 +60,17 @@ TEST_F(TraceCliTest, ReplayWritesASummary) {
   ASSERT_EQ(csv.exit_code, 0) << csv.output;
   EXPECT_EQ(csv.output.rfind("row,quotaShare,capacityLimits,", 0), 0u) << csv.output;
   EXPECT_NE(csv.output.find("\ntotal,"), std::string::npos) << csv.output;
+  // "-" writes the summary to standard output (and the table to stderr);
+  // the summary file's bytes are the same, and no temporary file is left.
+  Result dash = Quotasim("replay " + kTrace + " --format swf --mapping " + kMapping + " --policy " + QS_SOURCE_DIR +
+                         "/traces/policies/borrow-100.json -q --summary -");
+  EXPECT_EQ(dash.exit_code, 0) << dash.output;
+  EXPECT_EQ(dash.output, s);
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
+  Result two = Quotasim("replay " + kTrace + " --format swf --mapping " + kMapping + " --policy borrow-100 --summary - --events -");
+  EXPECT_EQ(two.exit_code, 2) << two.output;
 }
 
 // replay writes its log uncompressed: a log named .gz (or for another

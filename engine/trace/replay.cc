@@ -14,6 +14,7 @@
 #include "engine/log/async_log.h"
 #include "engine/log/event_log.h"
 #include "engine/model/validation.h"
+#include "engine/util/atomic_file.h"
 #include "engine/util/huge_pages.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
@@ -759,12 +760,13 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   // replay that asks for neither leaves it out.
   std::vector<LogSink*> sinks = {&summary};
   if (options.report || options.progress != nullptr) sinks.push_back(&observer);
-  std::unique_ptr<std::ofstream> events_file;
+  // The log appears under its name only when complete (AtomicFile).
+  std::unique_ptr<AtomicFile> events_file;
   std::unique_ptr<AsyncLog> writer;  // formats and writes on its own thread
   if (!options.events_path.empty()) {
-    events_file = std::make_unique<std::ofstream>(options.events_path, std::ios::binary | std::ios::trunc);
-    if (!*events_file) return absl::NotFoundError(absl::StrCat("cannot write ", options.events_path));
-    writer = std::make_unique<AsyncLog>(events_file.get());
+    events_file = std::make_unique<AtomicFile>(options.events_path);
+    if (!events_file->ok()) return absl::NotFoundError(absl::StrCat("cannot write ", options.events_path));
+    writer = std::make_unique<AsyncLog>(&events_file->stream());
     sinks.push_back(writer.get());
   }
   TeeSink tee(sinks);
@@ -776,7 +778,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   out.stats = RunFastEngine(*sc, tee, ro);
   if (writer) {
     writer->Flush();
-    if (!*events_file) return absl::DataLossError(absl::StrCat("error writing ", options.events_path));
+    if (absl::Status st = events_file->Commit(); !st.ok()) return st;
   }
   if (options.progress != nullptr) options.progress->runs_done.fetch_add(1, std::memory_order_relaxed);
   out.summary = summary.Build(out.stats.invariant_violations);
