@@ -22,6 +22,7 @@
 #include <random>
 #include <ostream>
 #include <streambuf>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -137,19 +138,22 @@ void SetCounters(benchmark::State& state, int64_t jobs, int64_t events) {
 
 // `quotasim gen --out X.qsb` then `quotasim run X.qsb --summary S`: the
 // generator encodes .qsb blocks, the file is written, and the fast engine
-// streams it (QsbFileStream) into a summary built on a second thread
-// (AsyncLog), with the invariant checks on, as `quotasim run` does. Nothing
-// holds the scenario as request objects, so the peak RSS counter is the
-// path's own.
+// streams it (QsbFileStream) into a summary built on the engine's thread,
+// with the invariant checks on, as `quotasim run` does with no --events.
+// Nothing holds the scenario as request objects, so the peak RSS counter is
+// the path's own.
 // `quotasim run X.qsb --summary S` in process: the file streamed into the
-// fast engine, the summary built on AsyncLog's thread.
-absl::StatusOr<Result> StreamRun(const std::string& path, const RunOptions& ro) {
+// fast engine; the summary built on the engine's thread, or with
+// `summary_thread` on AsyncLog's (what `run` did before, and still does
+// with --events).
+absl::StatusOr<Result> StreamRun(const std::string& path, const RunOptions& ro, bool summary_thread = false) {
   absl::StatusOr<std::unique_ptr<gen::QsbFileStream>> stream = gen::QsbFileStream::Open(path);
   if (!stream.ok()) return stream.status();
   SummaryBuilder b;
-  AsyncLog async(nullptr, &b);
-  absl::StatusOr<RunStats> stats = RunFastEngine(**stream, async, ro);
-  async.Flush();
+  std::optional<AsyncLog> async;
+  if (summary_thread) async.emplace(nullptr, &b);
+  absl::StatusOr<RunStats> stats = RunFastEngine(**stream, async ? static_cast<LogSink&>(*async) : b, ro);
+  if (async) async->Flush();
   if (!stats.ok()) return stats.status();
   Result r;
   r.stats = *stats;
@@ -293,6 +297,35 @@ void BM_HugePages(benchmark::State& state) {
   state.counters["sys_seconds"] = benchmark::Counter(sys_s, benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_HugePages)->ArgName("huge_pages")->Arg(0)->Arg(1)->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Where `quotasim run X.qsb --summary S` builds the summary (issue #15,
+// item 3): on the engine's thread (0, what run does with no --events) or on
+// AsyncLog's second thread (1). The 1e6-job steady file is written once
+// (untimed); three checked runs each. Wall time and the process's CPU time
+// (both threads) side by side: compare the rows as ratios.
+void BM_SummaryThread(benchmark::State& state) {
+  const int64_t jobs = Scale(1'000'000);
+  const bool thread = state.range(0) != 0;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / absl::StrCat("quotasim-bench-summary-", getpid(), ".qsb")).string();
+  if (absl::Status st = gen::GenerateQsbFile(Options(jobs), path); !st.ok()) {
+    state.SkipWithError(std::string(st.message()).c_str());
+    return;
+  }
+  RunOptions ro;
+  ro.check_invariants = true;
+  absl::StatusOr<Result> checked = StreamRun(path, ro, !thread);  // the other way's summary
+  for (auto _ : state) {
+    absl::StatusOr<Result> run = StreamRun(path, ro, thread);
+    if (!run.ok() || !checked.ok() || run->summary != checked->summary) {
+      state.SkipWithError("the summary differs between the engine's thread and AsyncLog's");
+      break;
+    }
+  }
+  std::filesystem::remove(path);
+}
+BENCHMARK(BM_SummaryThread)->ArgName("summary_thread")->Arg(0)->Arg(1)->Iterations(3)->Unit(benchmark::kMillisecond)
+    ->UseRealTime()->MeasureProcessCPUTime();
 
 // The same workload through both engines: the speed-up is the ratio of the
 // two rows at equal size.
