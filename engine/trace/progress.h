@@ -1,10 +1,10 @@
 // File: engine/trace/progress.h
 //
-// A progress line on stderr for long replays: jobs replayed, simulated time,
-// rate and ETA, redrawn in place ('\r') a few times a second. It is drawn
-// only when stderr is a terminal and the run has lasted more than a second;
-// otherwise (pipes, CI logs, files) it prints nothing. It reads the relaxed
-// counters of a ReplayProgress; it never affects results.
+// The progress line of long replays and comparisons: jobs replayed, runs
+// done, simulated time, rate and ETA, drawn by a ProgressTicker
+// (engine/util/progress_ticker.h: on a terminal only, after a second, four
+// times a second). It reads the relaxed counters of a ReplayProgress; it
+// never affects results.
 //
 // Example:
 //   ReplayProgress counters;
@@ -12,38 +12,30 @@
 //   ... runs update counters ...
 //   line.Stop();   // also in the destructor; clears the line
 //
-// Thread-safety: owns one reporter thread; Stop() joins it.
+// Thread-safety: the ticker's thread reads the counters; Stop() joins it.
 #ifndef QS_ENGINE_TRACE_PROGRESS_H_
 #define QS_ENGINE_TRACE_PROGRESS_H_
 
-#include <condition_variable>
+#include <chrono>
 #include <cstdint>
-#include <mutex>
-#include <thread>
+#include <string>
 
 #include "engine/trace/replay.h"
+#include "engine/util/progress_ticker.h"
 
 namespace qs::trace {
 
 class ProgressLine {
  public:
-  // `force` draws even when stderr is not a terminal (tests).
-  ProgressLine(const ReplayProgress* counters, int64_t total_jobs, int64_t total_runs, bool force = false);
-  ~ProgressLine();
-  ProgressLine(const ProgressLine&) = delete;
-  ProgressLine& operator=(const ProgressLine&) = delete;
-  void Stop();
+  ProgressLine(const ReplayProgress* counters, int64_t total_jobs, int64_t total_runs);
+  void Stop() { ticker_.Stop(); }
 
  private:
-  void Loop();
+  std::string Status() const;
   const ReplayProgress* counters_;
-  int64_t total_jobs_, total_runs_;
-  bool enabled_;
-  bool drawn_ = false;
-  bool stop_ = false;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::thread thread_;
+  const int64_t total_jobs_, total_runs_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  ProgressTicker ticker_;  // last: its thread reads the fields above
 };
 
 }  // namespace qs::trace
