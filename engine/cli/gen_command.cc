@@ -160,9 +160,9 @@ int GenCommand(const std::vector<std::string>& args) {
     }
     AtomicFile f(out);
     f.stream() << ScenarioToJson(*sc);
-    absl::Status committed = f.Commit();
-    ticker.Stop();
-    if (absl::Status s = committed; !s.ok()) {
+    const absl::Status s = f.Commit();
+    ticker.Stop();  // before any message
+    if (!s.ok()) {
       std::cerr << "quotasim gen: " << s.message() << "\n";
       return kExitError;
     }

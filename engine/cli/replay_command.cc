@@ -130,12 +130,13 @@ int ReplayCommand(const std::vector<std::string>& args) {
   }
   for (const std::string& v : run->stats.violation_messages) std::cerr << "quotasim: INVARIANT VIOLATION: " << v << "\n";
   if (!run->stats.stopped.empty()) std::cerr << "quotasim: " << run->stats.stopped << "\n";  // written up to the stop
-  if (vm.count("quiet") == 0 && *format != TableFormat::kTable) {
+  if (vm.count("quiet") == 0) {
+    // csv and json: the rows alone, for a program to read as they are.
+    if (*format == TableFormat::kTable) {
+      table_out << w.trace_name << " under " << policy->name << ": " << w.jobs.size() << " jobs, " << w.shares.size()
+                << " shares, " << w.environment << " x " << w.instance_type << "\n";
+    }
     table_out << ShareTable(run->summary, run->shares, *format);
-  } else if (vm.count("quiet") == 0) {
-    table_out << w.trace_name << " under " << policy->name << ": " << w.jobs.size() << " jobs, " << w.shares.size()
-              << " shares, " << w.environment << " x " << w.instance_type << "\n"
-              << ShareTable(run->summary, run->shares, TableFormat::kTable);
   }
   return run->stats.invariant_violations == 0 && run->stats.stopped.empty() ? kExitOk : kExitError;
 }

@@ -65,10 +65,6 @@ absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path);
 // error, as its original text (payload_raw) so that the error comes back.
 std::string ScenarioToJson(const Scenario& s);
 
-// The `simulation` knobs as one compact JSON object, every knob written
-// (horizonSeconds only when set), in the format's key order.
-std::string KnobsToJson(const Knobs& k);
-
 }  // namespace qs
 
 #endif  // QS_ENGINE_IO_SCENARIO_JSON_H_

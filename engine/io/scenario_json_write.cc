@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/io/json_text.h"
+#include "engine/io/knobs_json.h"
 #include "engine/io/scenario_json.h"
 #include "nlohmann/json.hpp"
 
@@ -166,21 +167,6 @@ void AppendArray(std::string& out, const char* key, const std::vector<std::strin
   absl::StrAppend(&out, items.empty() ? "]" : "\n  ]", last ? "\n" : ",\n");
 }
 
-// The `simulation` object (horizonSeconds only when set).
-OrderedJson KnobsJson(const Knobs& k) {
-  OrderedJson knobs = OrderedJson::object();
-  knobs["submitLatencySeconds"] = SecondsJson(k.submit_latency);
-  knobs["provisionSeconds"] = SecondsJson(k.provision);
-  knobs["downloadSeconds"] = SecondsJson(k.download);
-  knobs["schedulingIntervalSeconds"] = SecondsJson(k.scheduling_interval);
-  knobs["preemptionDrainSeconds"] = SecondsJson(k.preemption_drain);
-  knobs["shareOrder"] = ShareOrderName(k.share_order);
-  knobs["victimOrder"] = VictimOrderName(k.victim_order);
-  knobs["backfill"] = k.backfill;
-  knobs["unassignedCapacity"] = UnassignedCapacityName(k.unassigned_capacity);
-  if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
-  return knobs;
-}
 
 }  // namespace
 
@@ -258,6 +244,19 @@ std::string ScenarioToJson(const Scenario& s) {
   return out;
 }
 
-std::string KnobsToJson(const Knobs& k) { return Dump(KnobsJson(k)); }
+OrderedJson KnobsJson(const Knobs& k) {
+  OrderedJson knobs = OrderedJson::object();
+  knobs["submitLatencySeconds"] = SecondsJson(k.submit_latency);
+  knobs["provisionSeconds"] = SecondsJson(k.provision);
+  knobs["downloadSeconds"] = SecondsJson(k.download);
+  knobs["schedulingIntervalSeconds"] = SecondsJson(k.scheduling_interval);
+  knobs["preemptionDrainSeconds"] = SecondsJson(k.preemption_drain);
+  knobs["shareOrder"] = ShareOrderName(k.share_order);
+  knobs["victimOrder"] = VictimOrderName(k.victim_order);
+  knobs["backfill"] = k.backfill;
+  knobs["unassignedCapacity"] = UnassignedCapacityName(k.unassigned_capacity);
+  if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
+  return knobs;
+}
 
 }  // namespace qs

@@ -14,13 +14,15 @@
 
 namespace qs {
 
-void ShareDeclarations::Note(const ScenarioEvent& ev, const Scenario& head) {
-  if (head.knobs.horizon && ev.time > *head.knobs.horizon) return;  // never applied
+const DeclaredShare* ShareDeclarations::Note(const ScenarioEvent& ev, const Scenario& head) {
+  if (head.knobs.horizon && ev.time > *head.knobs.horizon) return nullptr;  // never applied
   if (const auto* c = std::get_if<CreateQuotaShareRequest>(&ev.request)) {
     const bool exists = c->quota_share_name && std::any_of(shares_.begin(), shares_.end(), [&](const DeclaredShare& d) {
                           return d.name == *c->quota_share_name;
                         });
-    if (!ValidateCreateQuotaShare(*c, head.job_queue.name, static_cast<int>(shares_.size()), exists).ok()) return;
+    if (!ValidateCreateQuotaShare(*c, head.job_queue.name, static_cast<int>(shares_.size()), exists).ok()) {
+      return nullptr;
+    }
     DeclaredShare d;
     d.name = *c->quota_share_name;
     d.limits = *c->capacity_limits;
@@ -29,6 +31,7 @@ void ShareDeclarations::Note(const ScenarioEvent& ev, const Scenario& head) {
     d.in_share_preemption = c->in_share_preemption.value_or(Toggle::kDisabled);
     d.state = c->state.value_or(Toggle::kEnabled);
     shares_.push_back(std::move(d));
+    return &shares_.back();
   } else if (const auto* u = std::get_if<UpdateQuotaShareRequest>(&ev.request)) {
     DeclaredShare* d = nullptr;
     if (u->quota_share_arn) {
@@ -37,7 +40,7 @@ void ShareDeclarations::Note(const ScenarioEvent& ev, const Scenario& head) {
         if (x.name == name) d = &x;
       }
     }
-    if (!ValidateUpdateQuotaShare(*u, d != nullptr).ok()) return;
+    if (!ValidateUpdateQuotaShare(*u, d != nullptr).ok()) return nullptr;
     if (u->capacity_limits) d->limits = *u->capacity_limits;
     if (u->has_resource_sharing) {
       d->strategy = u->strategy.value_or(Strategy::kReserve);
@@ -45,7 +48,9 @@ void ShareDeclarations::Note(const ScenarioEvent& ev, const Scenario& head) {
     }
     if (u->in_share_preemption) d->in_share_preemption = *u->in_share_preemption;
     if (u->state) d->state = *u->state;
+    return d;
   }
+  return nullptr;
 }
 
 std::optional<TableFormat> ParseTableFormat(std::string_view name) {
@@ -114,6 +119,7 @@ struct Row {
   const DeclaredShare* decl = nullptr;  // null: not declared, or TOTAL
   const ShareSummary* s = nullptr;      // null: declared, no record of it
   int64_t own = 0, borrowed = 0;        // instance-ms
+  bool total = false;                   // the TOTAL row, always last
 };
 
 std::vector<Row> Rows(const Summary& s, const std::vector<DeclaredShare>& declared) {
@@ -134,7 +140,7 @@ std::vector<Row> Rows(const Summary& s, const std::vector<DeclaredShare>& declar
   }
   std::sort(others.begin(), others.end(), [](const std::string* a, const std::string* b) { return NaturalLess(*a, *b); });
   for (const std::string* name : others) rows.push_back(Row{*name, nullptr, &s.shares.at(*name)});
-  rows.push_back(Row{"TOTAL", nullptr, &s.total});
+  rows.push_back(Row{"TOTAL", nullptr, &s.total, 0, 0, /*total=*/true});
   static const ShareSummary kNone;
   for (Row& r : rows) {
     if (!r.s) r.s = &kNone;
@@ -239,8 +245,7 @@ std::string Csv(const std::vector<Row>& rows) {
       "ownInstanceHours,borrowedInstanceHours,lostInstanceHours\n";
   for (const Row& r : rows) {
     const ShareSummary& sh = *r.s;
-    const bool total = &r == &rows.back();
-    std::vector<std::string> f = {total ? "total" : "share", total ? "" : CsvField(r.name),
+    std::vector<std::string> f = {r.total ? "total" : "share", r.total ? "" : CsvField(r.name),
                                   r.decl ? CsvField(LimitList(*r.decl)) : "",
                                   r.decl ? StrategyName(r.decl->strategy) : "",
                                   r.decl ? std::to_string(r.decl->borrow_limit) : "",
@@ -262,9 +267,8 @@ std::string Json(const std::vector<Row>& rows) {
   nlohmann::ordered_json total;
   for (const Row& r : rows) {
     const ShareSummary& sh = *r.s;
-    const bool is_total = &r == &rows.back();
     nlohmann::ordered_json j;
-    if (!is_total) j["quotaShare"] = r.name;
+    if (!r.total) j["quotaShare"] = r.name;
     if (r.decl) {
       nlohmann::ordered_json limits = nlohmann::ordered_json::array();
       for (const CapacityLimit& l : r.decl->limits) {
@@ -290,7 +294,7 @@ std::string Json(const std::vector<Row>& rows) {
     j["ownInstanceHours"] = Hours(r.own);
     j["borrowedInstanceHours"] = Hours(r.borrowed);
     j["lostInstanceHours"] = Hours(sh.work_lost_instance_ms);
-    if (is_total) {
+    if (r.total) {
       total = std::move(j);
     } else {
       list.push_back(std::move(j));

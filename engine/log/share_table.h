@@ -45,9 +45,11 @@ struct DeclaredShare {
 
 class ShareDeclarations {
  public:
-  // Call for every event in scenario order. Events other than
-  // CreateQuotaShare and UpdateQuotaShare are ignored.
-  void Note(const ScenarioEvent& ev, const Scenario& head);
+  // Call for every event in scenario order. Returns the share the event
+  // created or changed; nullptr for a rejected request, one after the
+  // horizon, and any event other than CreateQuotaShare and UpdateQuotaShare.
+  // The pointer is valid until the next Note.
+  const DeclaredShare* Note(const ScenarioEvent& ev, const Scenario& head);
   const std::vector<DeclaredShare>& shares() const { return shares_; }
 
  private:

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/io/scenario_json.h"
+#include "engine/io/knobs_json.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
@@ -276,7 +276,7 @@ std::string SummaryToJson(const Summary& s) {
   nlohmann::ordered_json j;
   if (s.run) {
     const RunProvenance& r = *s.run;
-    nlohmann::ordered_json knobs = nlohmann::ordered_json::parse(KnobsToJson(r.knobs));
+    nlohmann::ordered_json knobs = KnobsJson(r.knobs);
     if (!r.knobs.horizon) knobs["horizonSeconds"] = nullptr;
     j["run"] = {{"scenario", r.scenario},
                 {"engine", r.engine},

@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "engine/log/async_log.h"
 #include "engine/log/event_log.h"
-#include "engine/model/validation.h"
 #include "engine/util/atomic_file.h"
 #include "engine/util/huge_pages.h"
 #include "engine/util/strings.h"
@@ -738,22 +737,18 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   SummaryBuilder summary;
   ReplayObserver observer(w, std::move(job_share), static_cast<int>(names.size()), options.bucket,
                           options.progress);
+  // The shares as the policy declares them (the per-share table), and each
+  // share's limit on the trace's type over time (the time series), from the
+  // same requests, applied as the engines apply them.
+  ShareDeclarations declared;
   for (const ScenarioEvent& ev : sc->events) {
     if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) continue;  // most of them
-    std::string_view name;
-    const std::vector<CapacityLimit>* limits = nullptr;
-    if (const auto* c = std::get_if<CreateQuotaShareRequest>(&ev.request); c && c->quota_share_name && c->capacity_limits) {
-      name = *c->quota_share_name;
-      limits = &*c->capacity_limits;
-    } else if (const auto* u = std::get_if<UpdateQuotaShareRequest>(&ev.request); u && u->quota_share_arn && u->capacity_limits) {
-      name = ShareNameFromArn(*u->quota_share_arn);
-      limits = &*u->capacity_limits;
-    }
-    if (limits == nullptr) continue;
-    const auto it = std::find(names.begin(), names.end(), name);
+    const DeclaredShare* d = declared.Note(ev, *sc);
+    if (d == nullptr) continue;
+    const auto it = std::find(names.begin(), names.end(), d->name);
     if (it == names.end()) continue;
     int64_t limit = 0;
-    for (const CapacityLimit& l : *limits) limit += l.capacity_unit == w.instance_type ? l.max_capacity : 0;
+    for (const CapacityLimit& l : d->limits) limit += l.capacity_unit == w.instance_type ? l.max_capacity : 0;
     observer.SetLimit(static_cast<size_t>(it - names.begin()), ev.time, limit);
   }
   // The observer feeds the compare files and the progress counters; a
@@ -785,10 +780,6 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   out.summary.run = RunProvenance{absl::StrCat(w.trace_name, " under ", p.name), "fast", options.tool_version, sc->knobs,
                                   ro.cycle_preemptions, ro.check_invariants, out.stats.stopped};
   out.summary_json = SummaryToJson(out.summary);
-  ShareDeclarations declared;
-  for (const ScenarioEvent& ev : sc->events) {
-    if (!std::holds_alternative<SubmitServiceJobRequest>(ev.request)) declared.Note(ev, *sc);
-  }
   out.shares = declared.shares();
   if (!options.report) return out;
   out.timeseries_csv = observer.TimeseriesCsv(names);
