@@ -252,20 +252,28 @@ void BM_GenQsb(benchmark::State& state) {
 BENCHMARK(BM_GenQsb)->ArgName("jobs")->Arg(1'000'000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_GenQsb)->ArgName("jobs")->Arg(10'000'000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The 1e6-job (default profile) .qsb file of the rows that time only the
+// run, written once per row (untimed) into the temp folder; "" with the row
+// marked skipped when it cannot be written. The caller removes it.
+std::string WriteRunFile(benchmark::State& state, const char* tag) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / absl::StrCat("quotasim-bench-", tag, "-", getpid(), ".qsb")).string();
+  if (absl::Status st = gen::GenerateQsbFile(Options(Scale(1'000'000)), path); !st.ok()) {
+    state.SkipWithError(std::string(st.message()).c_str());
+    return "";
+  }
+  return path;
+}
+
 // RunOptions::huge_pages (engine/util/huge_pages.h) on and off: the streamed
 // run of `quotasim run X.qsb --summary S` on a 1e6-job file written once
 // (untimed). Counters: minor page faults and system CPU seconds of the
 // process per run (getrusage), beside the wall time. The engine thread is
 // instruction-bound, so the wall time may move less than the faults.
 void BM_HugePages(benchmark::State& state) {
-  const int64_t jobs = Scale(1'000'000);
   const bool huge = state.range(0) != 0;
-  const std::string path =
-      (std::filesystem::temp_directory_path() / absl::StrCat("quotasim-bench-huge-", getpid(), ".qsb")).string();
-  if (absl::Status st = gen::GenerateQsbFile(Options(jobs), path); !st.ok()) {
-    state.SkipWithError(std::string(st.message()).c_str());
-    return;
-  }
+  const std::string path = WriteRunFile(state, "huge");
+  if (path.empty()) return;
   auto usage = [] {
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
@@ -304,14 +312,9 @@ BENCHMARK(BM_HugePages)->ArgName("huge_pages")->Arg(0)->Arg(1)->Iterations(3)->U
 // (untimed); three checked runs each. Wall time and the process's CPU time
 // (both threads) side by side: compare the rows as ratios.
 void BM_SummaryThread(benchmark::State& state) {
-  const int64_t jobs = Scale(1'000'000);
   const bool thread = state.range(0) != 0;
-  const std::string path =
-      (std::filesystem::temp_directory_path() / absl::StrCat("quotasim-bench-summary-", getpid(), ".qsb")).string();
-  if (absl::Status st = gen::GenerateQsbFile(Options(jobs), path); !st.ok()) {
-    state.SkipWithError(std::string(st.message()).c_str());
-    return;
-  }
+  const std::string path = WriteRunFile(state, "summary");
+  if (path.empty()) return;
   RunOptions ro;
   ro.check_invariants = true;
   absl::StatusOr<Result> checked = StreamRun(path, ro, !thread);  // the other way's summary
@@ -478,7 +481,13 @@ class EngineBenchProbe {
     e.order_.MarkAll();
   }
   static std::vector<int32_t> InShareVictims(Engine& e, int32_t s, int32_t id) {
-    return engine_internal::InShareVictims(e.st_, s, id);
+    std::vector<int32_t> v;
+    engine_internal::InShareVictims(e.st_, s, id, v);
+    return v;
+  }
+  // As the pass asks: into a vector kept between calls.
+  static bool InShareVictimsInto(Engine& e, int32_t s, int32_t id, std::vector<int32_t>& v) {
+    return engine_internal::InShareVictims(e.st_, s, id, v);
   }
   static int32_t JobId(const Engine& e, std::string_view name) {
     return e.st_.rank_job.at(static_cast<size_t>(e.st_.index.job_names.Find(name)));
@@ -610,7 +619,8 @@ void BM_VictimSelection(benchmark::State& state) {
     state.SkipWithError(absl::StrCat("unexpected victims: ", v.size(), " chosen, ", Probe::Dispatched(e), " dispatched, ", stats.invariant_violations, " violations").c_str());
     return;
   }
-  for (auto _ : state) benchmark::DoNotOptimize(Probe::InShareVictims(e, s, head));
+  std::vector<int32_t> scratch;
+  for (auto _ : state) benchmark::DoNotOptimize(Probe::InShareVictimsInto(e, s, head, scratch));
   state.counters["dispatched_jobs"] = static_cast<double>(dispatched);
 }
 BENCHMARK(BM_VictimSelection)->ArgName("dispatched")->Arg(1'000)->Arg(100'000)->Unit(benchmark::kMicrosecond);

@@ -1,6 +1,8 @@
 #include "engine/fast/decisions.h"
 
 #include <algorithm>
+#include <array>
+#include <span>
 
 namespace qs::engine_internal {
 
@@ -28,8 +30,13 @@ bool PlanBorrow(const FastState& st, int32_t s, int32_t id, std::vector<LenderId
     }
   }
   if (total < b) return false;
+  // Idle capacity (desc), then the name: shares by their name rank, the
+  // unassigned lender (at most one entry) by its name against the share's.
   std::sort(lenders.begin(), lenders.end(), [&](const LenderIdle& x, const LenderIdle& y) {
     if (x.idle != y.idle) return x.idle > y.idle;
+    if (x.who != kUnassignedLender && y.who != kUnassignedLender) {
+      return st.shares[x.who].name_rank < st.shares[y.who].name_rank;
+    }
     return st.LenderName(x.who) < st.LenderName(y.who);
   });
   plan.own = j.n - b;
@@ -48,10 +55,10 @@ namespace {
 
 // What a set of marked victims would return: instances, own and borrowed
 // ones, and per lender (shares, then unassigned capacity).
+// On the stack: a victim choice allocates nothing.
 struct Gains {
-  explicit Gains(size_t lenders) : from(lenders, 0) {}
   int64_t n = 0, own = 0, borrowed = 0;
-  std::vector<int64_t> from;
+  std::array<int64_t, kMaxQuotaShares + 1> from{};
 };
 
 void AddGain(const FastState& st, Gains& g, int32_t v, int64_t sign) {
@@ -69,8 +76,8 @@ void AddGain(const FastState& st, Gains& g, int32_t v, int64_t sign) {
 // takes, not at every dispatched job (the walk is complete only when even all
 // candidates are not enough).
 template <typename Next, typename Fits>
-std::vector<int32_t> ChooseVictims(const FastState& st, Next&& next, Gains& g, const Fits& fits) {
-  std::vector<int32_t> marked;
+bool ChooseVictims(const FastState& st, Next&& next, Gains& g, const Fits& fits, std::vector<int32_t>& marked) {
+  marked.clear();
   bool ok = false;
   for (int32_t v = next(); v != kNone; v = next()) {
     AddGain(st, g, v, +1);
@@ -80,7 +87,10 @@ std::vector<int32_t> ChooseVictims(const FastState& st, Next&& next, Gains& g, c
       break;
     }
   }
-  if (!ok) return {};
+  if (!ok) {
+    marked.clear();
+    return false;
+  }
   for (int64_t i = static_cast<int64_t>(marked.size()) - 2; i >= 0 && !QsMutant(4); --i) {
     AddGain(st, g, marked[static_cast<size_t>(i)], -1);
     if (fits(g)) {
@@ -89,24 +99,22 @@ std::vector<int32_t> ChooseVictims(const FastState& st, Next&& next, Gains& g, c
       AddGain(st, g, marked[static_cast<size_t>(i)], +1);
     }
   }
-  return marked;
+  return true;
 }
 
 }  // namespace
 
-std::vector<int32_t> CrossShareVictims(const FastState& st, int32_t s, int32_t id) {
+bool CrossShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int32_t>& victims) {
   const Job& j = st.jobs[id];
   const int32_t u = j.unit;
   const int64_t h = st.Headroom(s, u);
   const int64_t free = st.FreeFor(id);
-  Gains g(static_cast<size_t>(st.NumShares()) + 1);
+  Gains g;
   auto fits = [&](const Gains& x) { return h + x.from[static_cast<size_t>(s)] >= j.n && free + x.n >= j.n; };
   // Group A: jobs of other shares holding u borrowed from s, in victim order.
   const absl::btree_set<VictimKey>& group_a = st.lender_sets[s][u];
   auto a_it = group_a.begin();
-  std::vector<int32_t> victims = ChooseVictims(
-      st, [&] { return a_it == group_a.end() ? kNone : (a_it++)->id; }, g, fits);
-  if (victims.empty()) {
+  if (!ChooseVictims(st, [&] { return a_it == group_a.end() ? kNone : (a_it++)->id; }, g, fits, victims)) {
     // Walk A then B (one list, so that fill-back sees both groups). Group B,
     // in victim order: other shares' jobs borrowing u, not from s, merged
     // with the non-borrowing jobs on u of other shares over their limit.
@@ -115,12 +123,16 @@ std::vector<int32_t> CrossShareVictims(const FastState& st, int32_t s, int32_t i
       absl::btree_set<VictimKey>::const_iterator it, end;
       bool borrowers;  // borrowers_by_unit: skip s's jobs and those drawing from s
     };
-    std::vector<Source> sources;
-    sources.push_back({st.borrowers_by_unit[u].begin(), st.borrowers_by_unit[u].end(), true});
-    for (int32_t t = 0; t < st.NumShares(); ++t) {
-      if (t == s || st.shares[t].own[u] <= st.shares[t].limit[u]) continue;
-      sources.push_back({st.shares[t].dispatched[u].begin(), st.shares[t].dispatched[u].end(), false});
-    }
+    std::array<Source, kMaxQuotaShares + 1> source_array;
+    const std::span<Source> sources = [&] {
+      size_t n = 0;
+      source_array[n++] = {st.borrowers_by_unit[u].begin(), st.borrowers_by_unit[u].end(), true};
+      for (int32_t t = 0; t < st.NumShares(); ++t) {
+        if (t == s || st.shares[t].own[u] <= st.shares[t].limit[u]) continue;
+        source_array[n++] = {st.shares[t].dispatched[u].begin(), st.shares[t].dispatched[u].end(), false};
+      }
+      return std::span<Source>(source_array.data(), n);
+    }();
     auto skip = [&](Source& src) {  // to the next job of group B in this source
       for (; src.it != src.end; ++src.it) {
         const Job& v = st.jobs[src.it->id];
@@ -150,14 +162,14 @@ std::vector<int32_t> CrossShareVictims(const FastState& st, int32_t s, int32_t i
     };
     bool any_b = false;
     for (const Source& src : sources) any_b |= src.it != src.end;
-    if (!any_b) return {};
-    Gains g2(static_cast<size_t>(st.NumShares()) + 1);
-    victims = ChooseVictims(st, next, g2, fits);
+    if (!any_b) return false;
+    Gains g2;
+    return ChooseVictims(st, next, g2, fits, victims);
   }
-  return victims;
+  return true;
 }
 
-std::vector<int32_t> InShareVictims(const FastState& st, int32_t s, int32_t id) {
+bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int32_t>& victims) {
   const Share& sh = st.shares[s];
   const Job& j = st.jobs[id];
   const int32_t u = j.unit;
@@ -195,11 +207,14 @@ std::vector<int32_t> InShareVictims(const FastState& st, int32_t s, int32_t id) 
     }
     return idle >= b;
   };
-  Gains g(static_cast<size_t>(st.NumShares()) + 1);
+  Gains g;
   // Capacity freed by a reservation dropped earlier in this round: the head
   // starts in the next round without preempting anyone.
-  if (fits(g)) return {};
-  return ChooseVictims(st, next, g, fits);
+  if (fits(g)) {
+    victims.clear();
+    return false;
+  }
+  return ChooseVictims(st, next, g, fits, victims);
 }
 
 }  // namespace qs::engine_internal

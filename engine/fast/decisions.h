@@ -45,8 +45,11 @@ struct LenderIdle {
 // `scratch` is the caller's, kept to save an allocation per call.
 bool PlanBorrow(const FastState& st, int32_t s, int32_t id, std::vector<LenderIdle>& scratch, BorrowPlan& plan);
 
-std::vector<int32_t> CrossShareVictims(const FastState& st, int32_t s, int32_t id);
-std::vector<int32_t> InShareVictims(const FastState& st, int32_t s, int32_t id);
+// Both answer into `victims` (the caller's, reused: a choice allocates
+// nothing once it has grown): true and the victims in victim order, or false
+// and none.
+bool CrossShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int32_t>& victims);
+bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int32_t>& victims);
 
 }  // namespace qs::engine_internal
 

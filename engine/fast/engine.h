@@ -133,6 +133,7 @@ class Engine {
   bool TryBorrow(int32_t s, int32_t id);
   bool Phase3(int32_t s);
   bool TryReclaim(int32_t s, int32_t id);
+  bool Blocked(int32_t s) const { return ((blocked_ >> s) & 1) != 0; }
   bool Waiting(int32_t s) const {
     const int32_t h = st_.Head(s);
     return h != kNone && st_.jobs[h].pending_victims > 0;
@@ -190,11 +191,12 @@ class Engine {
   int64_t runnable_count_ = 0;
   bool round_dropped_ = false;  // a reservation was dropped in this round
   bool dirty_ = true;           // state changed since the last pass
-  std::vector<char> blocked_;   // per share, in this pass
+  uint64_t blocked_ = 0;        // bits over shares: blocked for the rest of this pass
   std::vector<std::string> time_limit_reasons_;
   // Scratch kept to save an allocation per call.
   std::vector<LenderIdle> lenders_scratch_;
   BorrowPlan plan_scratch_;
+  std::vector<int32_t> victims_scratch_;  // a victim choice's answer
   using Phase2Head = std::tuple<int32_t, int32_t, int32_t>;  // (Job::seq, share, head)
   std::vector<Phase2Head> phase2_heads_;
   std::vector<BorrowedPart> borrowed_scratch_;

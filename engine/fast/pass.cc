@@ -23,7 +23,7 @@ void Engine::RunPass() {
     const int32_t r = st_.shares[s].res_job;
     if (r != kNone && (st_.jobs[r].status != JobStatus::kRunnable || st_.Head(s) != r)) DropReservation(r);
   }
-  blocked_.assign(static_cast<size_t>(st_.NumShares()), 0);
+  blocked_ = 0;
   while (true) {
     if (settling_.AllSettled()) {
       // Every share is settled or has no head: the round would do nothing.
@@ -71,7 +71,7 @@ bool Engine::LookAt(int32_t s, int32_t id) {
 }
 
 bool Engine::Phase1(int32_t s) {
-  if (blocked_[s] || settling_.Settled(s)) return false;
+  if (Blocked(s) || settling_.Settled(s)) return false;
   settling_.fresh |= uint64_t{1} << s;
   bool progress = false;
   while (true) {
@@ -82,7 +82,7 @@ bool Engine::Phase1(int32_t s) {
         progress |= Backfill(s);
         return progress;
       }
-      blocked_[s] = 1;
+      blocked_ |= uint64_t{1} << s;
       if (st_.knobs.backfill) progress |= Backfill(s);
       return progress;
     }
@@ -129,13 +129,13 @@ bool Engine::Backfill(int32_t s) {
 // dispatch them), so that pass must not be skipped as "nothing changed"
 // (found by the differential test, seed 9157 of 10,000).
 void Engine::BlockOutsidePhase1(int32_t s) {
-  blocked_[s] = 1;
+  blocked_ |= uint64_t{1} << s;
   if (st_.knobs.backfill) dirty_ = true;
 }
 
 bool Engine::Phase2Eligible(int32_t s) {
   const Share& sh = st_.shares[s];
-  if (sh.strategy != Strategy::kLendAndBorrow || blocked_[s] || Waiting(s)) return false;
+  if (sh.strategy != Strategy::kLendAndBorrow || Blocked(s) || Waiting(s)) return false;
   const int32_t id = st_.Head(s);
   if (id == kNone) return false;
   if (!LookAt(s, id)) {
@@ -195,28 +195,26 @@ bool Engine::TryBorrow(int32_t s, int32_t id) {
 
 bool Engine::Phase3(int32_t s) {
   const Share& sh = st_.shares[s];
-  if (blocked_[s] || sh.in_share != Toggle::kEnabled || settling_.Settled(s) || Waiting(s)) return false;
+  if (Blocked(s) || sh.in_share != Toggle::kEnabled || settling_.Settled(s) || Waiting(s)) return false;
   const int32_t id = st_.Head(s);
   if (id == kNone) return false;
   if (!LookAt(s, id)) {
     BlockOutsidePhase1(s);
     return false;
   }
-  std::vector<int32_t> victims = InShareVictims(st_, s, id);
-  if (victims.empty()) return false;
-  StartPreemption(id, victims, PreemptionType::kInShare);
+  if (!InShareVictims(st_, s, id, victims_scratch_)) return false;
+  StartPreemption(id, victims_scratch_, PreemptionType::kInShare);
   return true;
 }
 
 bool Engine::TryReclaim(int32_t s, int32_t id) {
-  std::vector<int32_t> victims = CrossShareVictims(st_, s, id);
-  if (victims.empty()) return false;
+  if (!CrossShareVictims(st_, s, id, victims_scratch_)) return false;
   const Job& j = st_.jobs[id];
   if (opt_.check_invariants && st_.Headroom(s, j.unit) >= j.n && st_.FreeFor(id) >= j.n) {
     Violation(absl::StrCat("invariant 6: cross-share preemption for ", Sv(st_.NameOf(j)),
                            " although it fits without"));
   }
-  StartPreemption(id, victims, PreemptionType::kCrossShare);
+  StartPreemption(id, victims_scratch_, PreemptionType::kCrossShare);
   return true;
 }
 
