@@ -102,6 +102,7 @@ Scenario Decode(FuzzedDataProvider& p) {
   if (p.ConsumeBool()) k.victim_order = VictimOrder::kMostBorrowedFirst;
   k.backfill = p.ConsumeBool();
   if (p.ConsumeBool()) k.unassigned_capacity = UnassignedCapacity::kLendable;
+  if (OneIn(p, 4)) k.entitled_capacity = EntitledCapacity::kLendable;
   if (OneIn(p, 6)) k.horizon = p.ConsumeIntegralInRange<int64_t>(1, 3000) * kSec;
 
   // Quota shares (the `quotaShares` entries: CreateQuotaShare at time 0).

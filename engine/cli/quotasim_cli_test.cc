@@ -225,6 +225,22 @@ TEST_F(CliTest, SweepGivesTheSameSummariesForJsonAndQsbAtAnyThreadCount) {
   }
 }
 
+// entitledCapacity is a sweep knob like the others: each variant's summary
+// names its value; a value it does not know is a usage error.
+TEST_F(CliTest, SweepVariesEntitledCapacity) {
+  const fs::path out = dir_ / "ent";
+  Result r = Quotasim("sweep " + kNotebook + " --vary entitledCapacity=WITHHELD,LENDABLE --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* v : {"WITHHELD", "LENDABLE"}) {
+    const std::string run =
+        SplitRun(ReadFile(out / ("notebook-example__entitledCapacity=" + std::string(v) + ".summary.json"))).run;
+    EXPECT_NE(run.find("\"entitledCapacity\": \"" + std::string(v) + "\""), std::string::npos) << run;
+  }
+  Result bad = Quotasim("sweep " + kNotebook + " --vary entitledCapacity=KEPT --out " + (dir_ / "ent2").string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("expected WITHHELD or LENDABLE"), std::string::npos) << bad.output;
+}
+
 // An --out folder holds one run's files only (engine/util/out_dir.h): a
 // stale folder is refused (exit 2) and left as it was; --force empties a
 // folder quotasim made, never one it did not.

@@ -98,6 +98,12 @@ std::string ApplyKnob(Knobs& k, const std::string& knob, const std::string& valu
     else return "expected UNUSED or LENDABLE";
     return "";
   }
+  if (knob == "entitledCapacity") {
+    if (value == "WITHHELD") k.entitled_capacity = EntitledCapacity::kWithheld;
+    else if (value == "LENDABLE") k.entitled_capacity = EntitledCapacity::kLendable;
+    else return "expected WITHHELD or LENDABLE";
+    return "";
+  }
   if (knob == "backfill") {
     if (value == "true") k.backfill = true;
     else if (value == "false") k.backfill = false;

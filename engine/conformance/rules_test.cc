@@ -585,6 +585,69 @@ std::vector<RuleCase> RuleCases() {
                     "130.0 low SCHEDULED n=1", "230.0 low SUCCEEDED"},
                    230000});
 
+  // Entitled capacity (entitledCapacity, §3) -- issue #16's example. env 4;
+  // A LEND L=5; B LEND_AND_BORROW L=3 borrowLimit 50 (B = 1) in-share
+  // ENABLED. low (B, 3) runs from 0. At 10 high (B, priority 7, 4) cannot
+  // borrow 4 (Free 1); phase 3: once low drains, a = 3 own + 1 borrowed
+  // from A (Idle 5) -> preempt low, hold 1. At 15 x (A, 4: Own+4 <= 5) finds
+  // Free_x = 4 - 3 - 1 = 0 and nobody borrowing from A: it waits.
+  //  * WITHHELD (default): at 30 low drains (hold 4). Round 1, phase 1: x
+  //    still has Free_x = 0. Phase 2: A's head x waits within A's own limit,
+  //    so Idle[A] = 0 and high cannot borrow; it can start only by
+  //    borrowing, so its reservation is dropped. Round 2: x dispatches on
+  //    the freed 4. high borrows 1 from A when x ends (130); low runs last.
+  //  * LENDABLE: at 30 high borrows 1 of A's idle 5 and dispatches; in the
+  //    next round x reclaims it (group A) and starts at 50 when it drains.
+  //    Both low's preemption and high's dispatch were wasted.
+  {
+    auto entitled = [](EntitledCapacity e) {
+      return ScenarioBuilder()
+          .Environment({{kG, 4}})
+          .Share(ShareBuilder("A").Limit(kG, 5).Lend())
+          .Share(ShareBuilder("B").Limit(kG, 3).LendAndBorrow(50).InShare(true))
+          .Entitled(e)
+          .Submit(0, JobBuilder("low", "B").Instances(kG, 3).Run(100))
+          .Submit(10, JobBuilder("high", "B").Priority(7).Instances(kG, 4).Run(100))
+          .Submit(15, JobBuilder("x", "A").Instances(kG, 4).Run(100))
+          .Build();
+    };
+    cases.push_back({"EntitledCapacityWithheld", entitled(EntitledCapacity::kWithheld),
+                     {"0.0 low SCHEDULED n=3", "10.0 low RUNNING " + kIIn + " for=high",
+                      "30.0 low RUNNABLE " + kI + " #1", "30.0 x SCHEDULED n=4", "130.0 x SUCCEEDED",
+                      "130.0 high SCHEDULED n=4 A:1", "230.0 high SUCCEEDED", "230.0 low SCHEDULED n=3",
+                      "330.0 low SUCCEEDED"},
+                     330000});
+    cases.push_back({"EntitledCapacityLendable", entitled(EntitledCapacity::kLendable),
+                     {"0.0 low SCHEDULED n=3", "10.0 low RUNNING " + kIIn + " for=high",
+                      "30.0 low RUNNABLE " + kI + " #1", "30.0 high SCHEDULED n=4 A:1",
+                      "30.0 high SCHEDULED " + kXIn + " for=x", "50.0 high RUNNABLE " + kX + " #1",
+                      "50.0 x SCHEDULED n=4", "150.0 x SUCCEEDED", "150.0 high SCHEDULED n=4 A:1",
+                      "250.0 high SUCCEEDED", "250.0 low SCHEDULED n=3", "350.0 low SUCCEEDED"},
+                     350000});
+  }
+
+  // Entitled capacity is withheld per instance type. env g 2, p 1; A LEND
+  // L g=1 p=1; B LEND_AND_BORROW L g=1; C RESERVE L p=1. At 0 (visiting
+  // C, A, B: equal ratios, older heads first): c0 takes the only p; A's
+  // head a0 (p, within A's limit) finds nothing free and nobody to reclaim
+  // from, so it waits, entitled on p; b1 runs on B's own g; b2 borrows A's
+  // idle g, which A still lends (its head waits for p, not g). a0 starts
+  // when c0 ends.
+  cases.push_back({"EntitledCapacityIsPerType",
+                   ScenarioBuilder()
+                       .Environment({{kG, 2}, {"ml.p4d.24xlarge", 1}})
+                       .Share(ShareBuilder("A").Limit(kG, 1).Limit("ml.p4d.24xlarge", 1).Lend())
+                       .Share(ShareBuilder("B").Limit(kG, 1).LendAndBorrow())
+                       .Share(ShareBuilder("C").Limit("ml.p4d.24xlarge", 1).Reserve())
+                       .Submit(0, JobBuilder("c0", "C").Instances("ml.p4d.24xlarge", 1).Run(100))
+                       .Submit(0, JobBuilder("a0", "A").Instances("ml.p4d.24xlarge", 1).Run(100))
+                       .Submit(0, JobBuilder("b1", "B").Run(100))
+                       .Submit(0, JobBuilder("b2", "B").Run(100))
+                       .Build(),
+                   {"0.0 c0 SCHEDULED n=1", "0.0 b1 SCHEDULED n=1", "0.0 b2 SCHEDULED n=1 A:1",
+                    "100.0 c0 SUCCEEDED", "100.0 b1 SUCCEEDED", "100.0 b2 SUCCEEDED", "100.0 a0 SCHEDULED n=1",
+                    "200.0 a0 SUCCEEDED"},
+                   200000});
   return cases;
 }
 

@@ -156,6 +156,13 @@ void Engine::QueueChanged(int32_t s, int32_t id) {
     settling_.with_head = new_head != kNone ? settling_.with_head | bit : settling_.with_head & ~bit;
     sh.head = new_head;
     order_.MarkHead(s);
+    // A lender's idle capacity on a unit depends on whether its head waits
+    // for that unit within its own limit (FastState::HeadEntitled): the
+    // shares that may borrow it look again.
+    if (st_.knobs.entitled_capacity == EntitledCapacity::kWithheld && sh.strategy != Strategy::kReserve) {
+      if (old_head != kNone) settling_.UnitChanged(st_.jobs[old_head].unit);
+      if (new_head != kNone) settling_.UnitChanged(st_.jobs[new_head].unit);
+    }
   }
   // Jobs behind an unchanged head are not read by a look (no backfill).
   if (old_head == id || new_head == id) settling_.Unsettle(uint64_t{1} << s);

@@ -176,12 +176,21 @@ bool Engine::Phase2() {
     // Eligibility is judged when the heads are gathered, the borrow later:
     // a share is skipped if it is settled when its turn comes, i.e. if the
     // borrow would read what it already failed on.
-    if (!settling_.Settled(s) && TryBorrow(s, id)) {
+    if (settling_.Settled(s)) continue;
+    if (TryBorrow(s, id)) {
       progress = true;
       if (Phase2Eligible(s)) {
         heads.push_back({st_.jobs[st_.Head(s)].seq, s, st_.Head(s)});
         std::push_heap(heads.begin(), heads.end(), std::greater<>());
       }
+    } else if (st_.knobs.entitled_capacity == EntitledCapacity::kWithheld) {
+      // A head that can start only by borrowing, holding capacity its victims
+      // left (none still draining: it would be waiting), loses the
+      // reservation when the borrow fails: the lenders it counted on may
+      // withhold since (docs/semantics.md §4, phase 2).
+      const Job& j = st_.jobs[id];
+      const Share& sh = st_.shares[s];
+      if ((j.hold > 0 || j.pending_victims > 0) && sh.own[j.unit] + j.n > sh.limit[j.unit]) DropReservation(id);
     }
   }
   return progress;

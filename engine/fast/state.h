@@ -249,7 +249,7 @@ struct FastState {
     return cap != kUnlimited && sh.borrowed[u] + b > cap + (QsMutant(1) ? 1 : 0);
   }
   // What lender t (a share or kUnassignedLender) could lend of u, were
-  // `extra` more of its own returned.
+  // `extra` more of its own returned (lent parts coming back: t's Own stays).
   int64_t Idle(int32_t t, int32_t u, int64_t extra) const {
     if (t == kUnassignedLender) {
       return std::max<int64_t>(0, se[u] - assigned_limits[u] - unassigned_lent[u] + extra);
@@ -257,7 +257,18 @@ struct FastState {
     const Share& sh = shares[t];
     if (sh.strategy == Strategy::kReserve && !QsMutant(2)) return 0;
     if (sh.res_job != kNone && sh.res_unit == u) return 0;
+    if (knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, u)) return 0;
     return std::max<int64_t>(0, Headroom(t, u) + extra);
+  }
+  // Whether share t's head waits for u within t's own limit
+  // (docs/semantics.md §3, "Entitled capacity"): it needs u, could ever start
+  // (for a head within its own limit only SERVICE_ENVIRONMENT_MAX_RESOURCE
+  // can apply) and Own[t,u] + n <= L[t,u].
+  bool HeadEntitled(int32_t t, int32_t u) const {
+    const Share& sh = shares[t];
+    if (sh.head == kNone) return false;
+    const Job& j = jobs[sh.head];
+    return j.unit == u && j.n <= se[u] && sh.own[u] + j.n <= sh.limit[u];
   }
   // The job's place in victim order (simulation.victimOrder).
   VictimKey KeyOf(int32_t id) const {

@@ -94,14 +94,15 @@ TEST(GeneratorTest, WorkloadHasTheDocumentedShape) {
 
 // The stress profile is gen's shape before profiles, byte for byte: the
 // FNV-1a hash of a small scenario's .qsb bytes, taken from the binary of
-// the commit before profiles (70e3da3) and unchanged since.
+// the commit before profiles (70e3da3) and unchanged since. Version 2 bytes:
+// version 3 differs only by its number and one knob byte in the head.
 TEST(GeneratorTest, StressProfileKeepsTheBytesOfTheOldDefault) {
   GenOptions o = GenOptions::For(Profile::kStress);
   o.jobs = 20'000;
   o.shares = 7;
   o.units = 3;
   o.seed = 3;
-  const std::string bytes = EncodeQsb(*Generate(o));
+  const std::string bytes = EncodeQsb(*Generate(o), 2);
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
   EXPECT_EQ(h, 12740764961206535229ULL) << "size " << bytes.size();
@@ -223,6 +224,19 @@ TEST(QsbTest, ReadsVersion1AndManyBlocksAlike) {
     ASSERT_TRUE(back.ok()) << back.status().message();
     EXPECT_EQ(ScenarioToJson(*back), want);
   }
+  // entitledCapacity exists from version 3 on: it round-trips there, and a
+  // file of versions 1 and 2 reads as its default (the knob did not exist).
+  Scenario lending = sc;
+  lending.knobs.entitled_capacity = EntitledCapacity::kLendable;
+  absl::StatusOr<Scenario> v3 = DecodeQsb(EncodeQsb(lending, 3, 97), sc.source);
+  ASSERT_TRUE(v3.ok()) << v3.status().message();
+  EXPECT_EQ(v3->knobs.entitled_capacity, EntitledCapacity::kLendable);
+  EXPECT_EQ(ScenarioToJson(*v3), ScenarioToJson(lending));
+  for (uint32_t old : {1u, 2u}) {
+    absl::StatusOr<Scenario> back = DecodeQsb(EncodeQsb(lending, old, 97), sc.source);
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(back->knobs.entitled_capacity, EntitledCapacity::kWithheld) << "version " << old;
+  }
   // Decoding in parallel gives the same scenario at any thread count.
   const std::string blocks = EncodeQsb(sc, 2, 64);
   tbb::task_arena a1(1), a2(2);
@@ -243,7 +257,7 @@ TEST(QsbTest, GenerateQsbEqualsEncodingTheGeneratedScenario) {
     const Scenario sc = *Generate(o);
     for (size_t block : {size_t{1}, size_t{97}, kQsbBlockEvents}) {
       if (block == 1 && jobs > 700) continue;  // one block per event: slow, and 700 covers it
-      const std::string want = EncodeQsb(sc, 2, block);
+      const std::string want = EncodeQsb(sc, kQsbVersion, block);
       tbb::task_arena a1(1), a2(2);
       std::string one, two;
       a1.execute([&] { one = *GenerateQsb(o, block); });
@@ -275,7 +289,7 @@ TEST(QsbTest, WindowsAndTheLastArrivalShortcutChangeNoByte) {
     o.shares = 5;
     o.units = 2;
     o.seed = 21;
-    const std::string want = EncodeQsb(*Generate(o), 2, 997);
+    const std::string want = EncodeQsb(*Generate(o), kQsbVersion, 997);
     EXPECT_EQ(*GenerateQsb(o, 997, 1), want) << ProfileName(p) << ", windows of one block";
     EXPECT_EQ(*GenerateQsb(o, 997, 2, /*exact_span=*/true), want) << ProfileName(p) << ", exact last arrival";
     EXPECT_EQ(*GenerateQsb(o, 997), want) << ProfileName(p);
@@ -301,7 +315,7 @@ TEST(QsbTest, RefusesAFileThatCannotFitBeforeDecodingIt) {
   o.jobs = 1000;
   const Scenario sc = *Generate(o);
   const uint64_t events = sc.events.size();
-  for (uint32_t version : {1u, 2u}) {
+  for (uint32_t version : {1u, 2u, 3u}) {
     const std::string bytes = EncodeQsb(sc, version);
     EXPECT_TRUE(DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent).ok());
     absl::StatusOr<Scenario> refused = DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent - 1);
@@ -353,7 +367,7 @@ TEST(QsbTest, DuplicateJobNamesAreRejectedAsInJson) {
     if (auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) submits.push_back(r);
   }
   submits[7]->job_name = *submits[3]->job_name;
-  for (uint32_t version : {1u, 2u}) {
+  for (uint32_t version : {1u, 2u, 3u}) {
     const std::string m = std::string(DecodeQsb(EncodeQsb(sc, version, 16), "x.qsb").status().message());
     EXPECT_NE(m.find("x.qsb: events["), std::string::npos) << m;
     EXPECT_NE(m.find("].request.jobName: duplicate jobName 'j3' (first at events["), std::string::npos) << m;

@@ -740,7 +740,7 @@ class EventSource {
 // memory (BM_GenQsb's peak RSS) whatever --jobs is.
 constexpr size_t kEncodeBlocks = 2;
 
-// Encodes the scenario of `o` block by block as .qsb version 2 and hands
+// Encodes the scenario of `o` block by block as .qsb (kQsbVersion) and hands
 // each block to `sink` in order; returns the prefix (QsbPrefix) that goes
 // before them. Memory: a window of drawn jobs and kEncodeBlocks blocks of
 // events and bytes, whatever --jobs is. `exact_span` as EventSource's;

@@ -114,7 +114,7 @@ absl::Status ValidateGenOptions(const GenOptions& o);
 
 absl::StatusOr<Scenario> Generate(const GenOptions& o, OfferedLoad* offered = nullptr);
 
-// The .qsb bytes of Generate(o) (EncodeQsb(*Generate(o), 2, block_events),
+// The .qsb bytes of Generate(o) (EncodeQsb(*Generate(o), kQsbVersion, block_events),
 // byte for byte), encoded block by block as the jobs are drawn, window by
 // window (window_blocks blocks of kBlockJobs at a time; tests make it
 // small). The events never exist as request objects all at once.

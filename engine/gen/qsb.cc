@@ -374,7 +374,7 @@ Request GetRequest(Reader& rd) {
 }
 
 // Everything before the events, shared by both versions.
-void PutHead(Writer& w, const Scenario& s, size_t nevents) {
+void PutHead(Writer& w, const Scenario& s, size_t nevents, uint32_t version) {
   w.S(s.source);
   w.S(s.scheduling_policy.name);
   w.B(s.scheduling_policy.has_quota_share_policy);
@@ -401,6 +401,7 @@ void PutHead(Writer& w, const Scenario& s, size_t nevents) {
   w.E8(k.victim_order);
   w.B(k.backfill);
   w.E8(k.unassigned_capacity);
+  if (version >= 3) w.E8(k.entitled_capacity);
   w.B(k.horizon.has_value());
   if (k.horizon) w.I(*k.horizon);
   w.I(s.submit_count);
@@ -423,7 +424,7 @@ void PutEvent(Writer& w, const ScenarioEvent& ev) {
   PutRequest(w, ev.request);
 }
 
-Scenario GetHead(Reader& rd, std::string_view source) {
+Scenario GetHead(Reader& rd, std::string_view source, uint32_t version) {
   Scenario s;
   s.source = rd.S();
   s.source = std::string(source);
@@ -455,6 +456,7 @@ Scenario GetHead(Reader& rd, std::string_view source) {
   k.victim_order = rd.E8<VictimOrder>(2, "victimOrder");
   k.backfill = rd.B();
   k.unassigned_capacity = rd.E8<UnassignedCapacity>(2, "unassignedCapacity");
+  if (version >= 3) k.entitled_capacity = rd.E8<EntitledCapacity>(2, "entitledCapacity");
   if (rd.B()) k.horizon = rd.Time("horizonSeconds");
   s.submit_count = rd.I();
   return s;
@@ -565,7 +567,7 @@ uint64_t Get64(std::string_view b, size_t at) {
 absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view source, uint64_t memory_bytes,
                                   const std::function<absl::Status(const std::string&)>& err) {
   Reader rd(payload, kHeaderBytes);
-  Scenario s = GetHead(rd, source);
+  Scenario s = GetHead(rd, source, 1);
   const uint64_t nevents = rd.U();
   // Every event takes at least 4 bytes: a count beyond that is corrupt.
   if (nevents > rd.left() / 4 + 1) rd.Fail("event count larger than the file can hold");
@@ -603,10 +605,10 @@ struct V2Layout {
 // `head` is the head's bytes (checksum already checked), found at file
 // offset kHeaderBytes + 8; body_bytes follow it up to the end of the file.
 absl::StatusOr<V2Layout> ParseV2Head(std::string_view head, uint64_t body_bytes, std::string_view source,
-                                     const std::function<absl::Status(const std::string&)>& err) {
+                                     uint32_t version, const std::function<absl::Status(const std::string&)>& err) {
   Reader rd(head, kHeaderBytes + 8);
   V2Layout out;
-  out.head = GetHead(rd, source);
+  out.head = GetHead(rd, source, version);
   out.nevents = rd.U();
   const uint64_t nblocks = rd.U();
   const uint64_t body_at = kHeaderBytes + 8 + head.size();
@@ -657,14 +659,14 @@ std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, Sce
 }
 
 absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, std::string_view source,
-                                  uint64_t memory_bytes,
+                                  uint32_t version, uint64_t memory_bytes,
                                   const std::function<absl::Status(const std::string&)>& err) {
   if (payload.size() < 8) return err("payload shorter than its head length (truncated?)");
   const uint64_t head_bytes = Get64(payload, 0);
   if (head_bytes > payload.size() - 8) return err("head length beyond the end (truncated?)");
   const std::string_view head = payload.substr(8, head_bytes);
   if (Fnv1a(head) != head_sum) return err("checksum mismatch in the head (corrupted file)");
-  absl::StatusOr<V2Layout> layout = ParseV2Head(head, payload.size() - 8 - head_bytes, source, err);
+  absl::StatusOr<V2Layout> layout = ParseV2Head(head, payload.size() - 8 - head_bytes, source, version, err);
   if (!layout.ok()) return layout.status();
   Scenario s = std::move(layout->head);
   const std::vector<BlockRef>& blocks = layout->blocks;
@@ -699,7 +701,7 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
 std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) {
   if (version == 1) {
     Writer head;
-    PutHead(head, s, s.events.size());
+    PutHead(head, s, s.events.size(), 1);
     for (const ScenarioEvent& ev : s.events) PutEvent(head, ev);
     return Frame(1, head.out, Fnv1a(head.out));
   }
@@ -708,7 +710,7 @@ std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) 
       [&](size_t first, size_t end, QsbEventWriter& w) {
         for (size_t i = first; i < end; ++i) w.Put(s.events[i]);
       },
-      block_events);
+      block_events, version);
 }
 
 void QsbEventWriter::Put(const ScenarioEvent& ev) {
@@ -731,9 +733,10 @@ void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
 
 uint64_t QsbChecksum(std::string_view bytes) { return Fnv1a(bytes); }
 
-std::string QsbPrefix(const Scenario& head_of, size_t nevents, const std::vector<QsbBlockInfo>& blocks) {
+std::string QsbPrefix(const Scenario& head_of, size_t nevents, const std::vector<QsbBlockInfo>& blocks,
+                      uint32_t version) {
   Writer head;
-  PutHead(head, head_of, nevents);
+  PutHead(head, head_of, nevents, version);
   head.U(blocks.size());
   uint64_t total = 0;
   for (const QsbBlockInfo& b : blocks) {
@@ -744,7 +747,7 @@ std::string QsbPrefix(const Scenario& head_of, size_t nevents, const std::vector
   }
   // payload = head length | head | blocks.
   const uint64_t head_bytes = head.out.size();
-  std::string prefix = FrameHeader(2, 8 + head_bytes + total, Fnv1a(head.out));
+  std::string prefix = FrameHeader(version, 8 + head_bytes + total, Fnv1a(head.out));
   prefix.append(reinterpret_cast<const char*>(&head_bytes), 8);
   prefix += head.out;
   prefix.shrink_to_fit();  // FrameHeader reserved room for the whole file
@@ -752,7 +755,7 @@ std::string QsbPrefix(const Scenario& head_of, size_t nevents, const std::vector
 }
 
 QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventRange& events,
-                        size_t block_events) {
+                        size_t block_events, uint32_t version) {
   // Version 2: events in blocks of block_events, encoded in parallel.
   block_events = std::max<size_t>(1, block_events);
   const size_t nblocks = (nevents + block_events - 1) / block_events;
@@ -772,14 +775,14 @@ QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventR
     table[b] = QsbBlockInfo{std::min(nevents, (b + 1) * block_events) - b * block_events, blocks[b].size(), sums[b]};
   }
   QsbParts parts;
-  parts.prefix = QsbPrefix(head_of, nevents, table);
+  parts.prefix = QsbPrefix(head_of, nevents, table, version);
   parts.blocks = std::move(blocks);
   return parts;
 }
 
 std::string EncodeQsbEvents(const Scenario& head_of, size_t nevents, const QsbEventRange& events,
-                            size_t block_events) {
-  QsbParts parts = EncodeQsbParts(head_of, nevents, events, block_events);
+                            size_t block_events, uint32_t version) {
+  QsbParts parts = EncodeQsbParts(head_of, nevents, events, block_events, version);
   // The frame is built in place (one copy of the blocks, each freed once
   // appended).
   std::string out = std::move(parts.prefix);
@@ -814,8 +817,8 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   std::memcpy(&version, bytes.data() + 4, 4);
   const uint64_t size = Get64(bytes, 8);
   const uint64_t sum = Get64(bytes, 16);
-  if (version != 1 && version != 2) {
-    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 and 2)"));
+  if (version < 1 || version > 3) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1, 2 and 3)"));
   }
   if (size != bytes.size() - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
   const std::string_view payload = bytes.substr(kHeaderBytes);
@@ -823,7 +826,7 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
     if (Fnv1a(payload) != sum) return err("checksum mismatch (corrupted file)");
     return DecodeV1(payload, source, memory_bytes, err);
   }
-  return DecodeV2(payload, sum, source, memory_bytes, err);
+  return DecodeV2(payload, sum, source, version, memory_bytes, err);
 }
 
 absl::Status WriteQsbFile(const Scenario& s, const std::string& path) {
@@ -905,8 +908,8 @@ absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::OpenImpl(std::uniq
   std::memcpy(&version, header.data() + 4, 4);
   const uint64_t payload = Get64(header, 8);
   const uint64_t sum = Get64(header, 16);
-  if (version != 1 && version != 2) {
-    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 and 2)"));
+  if (version < 1 || version > 3) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1, 2 and 3)"));
   }
   if (payload != size - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
   if (version == 1) {
@@ -929,7 +932,7 @@ absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::OpenImpl(std::uniq
   std::string head;
   if (absl::Status st = impl->Read(kHeaderBytes + 8, head_bytes, head); !st.ok()) return st;
   if (Fnv1a(head) != sum) return err("checksum mismatch in the head (corrupted file)");
-  absl::StatusOr<V2Layout> layout = ParseV2Head(head, payload - 8 - head_bytes, impl->source, err);
+  absl::StatusOr<V2Layout> layout = ParseV2Head(head, payload - 8 - head_bytes, impl->source, version, err);
   if (!layout.ok()) return layout.status();
   if (absl::Status st = CheckMemoryBudget(static_cast<uint64_t>(std::max<int64_t>(0, layout->head.submit_count)),
                                           memory_bytes, impl->source, kMinStreamRunBytesPerJob, "job submissions");

@@ -15,7 +15,11 @@
 // type (the Request variant index) and the request's fields in declaration
 // order (engine/model/scenario.h).
 //
-//  * Version 2 (written): payload = u64 head bytes | head | event blocks.
+//  * Version 3 (written): version 2 with the knob entitledCapacity in the
+//    head, after unassignedCapacity. Versions 1 and 2 hold no such knob: read,
+//    it has its default (WITHHELD), as in a JSON scenario without the key;
+//    EncodeQsb writes them (for the reader's tests) without it.
+//  * Version 2 (still read): payload = u64 head bytes | head | event blocks.
 //    The head ends with a block table (count, then per block: events, bytes,
 //    FNV-1a-64 of its bytes); the header's hash covers the head. Blocks of
 //    kQsbBlockEvents events are encoded and decoded in parallel (oneTBB),
@@ -47,11 +51,12 @@
 
 namespace qs::gen {
 
-inline constexpr uint32_t kQsbVersion = 2;     // written; 1 and 2 are read
-inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (version 2)
+inline constexpr uint32_t kQsbVersion = 3;     // written; 1, 2 and 3 are read
+inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (versions 2 and 3)
 
-// version 1 is kept for tests of the reader's compatibility; block_events
-// (version 2) is a parameter so that tests can make many small blocks.
+// versions 1 and 2 are kept for tests of the reader's compatibility;
+// block_events (versions 2 and 3) is a parameter so that tests can make many
+// small blocks.
 std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
                       size_t block_events = kQsbBlockEvents);
 // A submission as views of its fields: QsbEventWriter::PutSubmit(v) writes
@@ -96,7 +101,7 @@ class QsbEventWriter {
 // holding the generated scenario whole.
 using QsbEventRange = std::function<void(size_t first, size_t end, QsbEventWriter& w)>;
 std::string EncodeQsbEvents(const Scenario& head, size_t nevents, const QsbEventRange& events,
-                            size_t block_events = kQsbBlockEvents);
+                            size_t block_events = kQsbBlockEvents, uint32_t version = kQsbVersion);
 // The same bytes in parts: the file is `prefix` then the blocks in order.
 // WriteQsbParts() writes them to a file without joining them, freeing each
 // block once written, so a big file is never held twice.
@@ -105,8 +110,8 @@ struct QsbParts {
   std::vector<std::string> blocks;
 };
 QsbParts EncodeQsbParts(const Scenario& head, size_t nevents, const QsbEventRange& events,
-                        size_t block_events = kQsbBlockEvents);
-// The pieces of version 2 for a writer that encodes the blocks itself (a
+                        size_t block_events = kQsbBlockEvents, uint32_t version = kQsbVersion);
+// The pieces of version 3 (or 2) for a writer that encodes the blocks itself (a
 // streaming `gen`): each block is QsbEventWriter bytes of consecutive
 // events; QsbPrefix is what precedes the blocks in the file, given every
 // block's events, bytes and QsbChecksum. EncodeQsbParts is built on them.
@@ -114,7 +119,8 @@ struct QsbBlockInfo {
   uint64_t events = 0, bytes = 0, sum = 0;
 };
 uint64_t QsbChecksum(std::string_view bytes);
-std::string QsbPrefix(const Scenario& head, size_t nevents, const std::vector<QsbBlockInfo>& blocks);
+std::string QsbPrefix(const Scenario& head, size_t nevents, const std::vector<QsbBlockInfo>& blocks,
+                      uint32_t version = kQsbVersion);
 absl::Status WriteQsbParts(QsbParts parts, const std::string& path);
 // memory_bytes > 0: refuse, before decoding, a file whose events cannot fit
 // in that much memory (CheckMemoryBudget); ReadQsbFile passes the machine's.

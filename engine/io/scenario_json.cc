@@ -199,6 +199,8 @@ constexpr EnumName<VictimOrder> kVictimOrders[] = {
     {"MOST_BORROWED_FIRST", VictimOrder::kMostBorrowedFirst}};
 constexpr EnumName<UnassignedCapacity> kUnassigned[] = {{"UNUSED", UnassignedCapacity::kUnused},
                                                         {"LENDABLE", UnassignedCapacity::kLendable}};
+constexpr EnumName<EntitledCapacity> kEntitled[] = {{"WITHHELD", EntitledCapacity::kWithheld},
+                                                     {"LENDABLE", EntitledCapacity::kLendable}};
 constexpr EnumName<JobOutcome> kOutcomes[] = {{"SUCCEEDED", JobOutcome::kSucceeded},
                                               {"FAILED", JobOutcome::kFailed}};
 
@@ -230,6 +232,9 @@ absl::StatusOr<VictimOrder> AsVictimOrder(const Reader& r, const Json& v, const 
 }
 absl::StatusOr<UnassignedCapacity> AsUnassigned(const Reader& r, const Json& v, const Path& p) {
   return AsEnum(r, v, p, kUnassigned);
+}
+absl::StatusOr<EntitledCapacity> AsEntitled(const Reader& r, const Json& v, const Path& p) {
+  return AsEnum(r, v, p, kEntitled);
 }
 absl::StatusOr<JobOutcome> AsOutcome(const Reader& r, const Json& v, const Path& p) {
   return AsEnum(r, v, p, kOutcomes);
@@ -710,7 +715,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
       v, path,
       {"submitLatencySeconds", "provisionSeconds", "downloadSeconds", "schedulingIntervalSeconds",
        "preemptionDrainSeconds", "shareOrder", "victimOrder", "backfill", "unassignedCapacity",
-       "horizonSeconds"}));
+       "entitledCapacity", "horizonSeconds"}));
   Knobs k;
   QS_RETURN_IF_ERROR(Get(r, v, path, "submitLatencySeconds", AsSeconds, &k.submit_latency));
   QS_RETURN_IF_ERROR(Get(r, v, path, "provisionSeconds", AsSeconds, &k.provision));
@@ -722,6 +727,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
   QS_RETURN_IF_ERROR(Get(r, v, path, "victimOrder", AsVictimOrder, &k.victim_order));
   QS_RETURN_IF_ERROR(Get(r, v, path, "backfill", AsBool, &k.backfill));
   QS_RETURN_IF_ERROR(Get(r, v, path, "unassignedCapacity", AsUnassigned, &k.unassigned_capacity));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "entitledCapacity", AsEntitled, &k.entitled_capacity));
   QS_RETURN_IF_ERROR(Get(r, v, path, "horizonSeconds", AsSeconds, &k.horizon));
   return k;
 }

@@ -312,6 +312,9 @@ std::vector<MalformedCase> MalformedCases() {
       {"BadUnassignedCapacity", Mutated([](Json& j) { j["simulation"]["unassignedCapacity"] = "SHARED"; }),
        "bad.json: simulation.unassignedCapacity: expected one of UNUSED, LENDABLE, got string "
        "\"SHARED\""},
+      {"BadEntitledCapacity", Mutated([](Json& j) { j["simulation"]["entitledCapacity"] = "KEPT"; }),
+       "bad.json: simulation.entitledCapacity: expected one of WITHHELD, LENDABLE, got string "
+       "\"KEPT\""},
       {"BadOutcome", Mutated([](Json& j) { j["events"][0]["simulation"]["outcome"] = "CRASHED"; }),
        "bad.json: events[0].simulation.outcome: expected one of SUCCEEDED, FAILED, got string "
        "\"CRASHED\""},
@@ -429,7 +432,8 @@ std::string EveryFieldScenario() {
     "simulation": {"submitLatencySeconds": 1.25, "provisionSeconds": 2, "downloadSeconds": 0.001,
                    "schedulingIntervalSeconds": 30, "preemptionDrainSeconds": 0,
                    "shareOrder": "ROUND_ROBIN", "victimOrder": "MOST_BORROWED_FIRST",
-                   "backfill": true, "unassignedCapacity": "LENDABLE", "horizonSeconds": 123456789.123},
+                   "backfill": true, "unassignedCapacity": "LENDABLE", "entitledCapacity": "LENDABLE",
+                   "horizonSeconds": 123456789.123},
     "events": [
       {"time": 3600.5, "action": "GetJobQueueSnapshot", "request": {}},
       {"time": 1, "action": "SubmitServiceJob",
@@ -535,8 +539,10 @@ TEST(ScenarioToJsonTest, EveryFieldScenarioKeepsPayloadErrorsAndDefaults) {
   EXPECT_EQ(j3.payload_raw, "{\"ResourceConfig\":{\"InstanceGroups\":[],\"x\":\"\u00e9\\n\"}}");
   EXPECT_EQ(s->knobs.horizon, 123'456'789'123);
   EXPECT_EQ(s->knobs.submit_latency, 1'250);
+  EXPECT_EQ(s->knobs.entitled_capacity, EntitledCapacity::kLendable);
 
   const std::string text = ScenarioToJson(*s);
+  EXPECT_PRED2(ContainsPred, text, ("\"entitledCapacity\":\"LENDABLE\""));
   EXPECT_PRED2(ContainsPred, text, ("\"serviceRequestPayload\":{\"ResourceConfig\":{\"InstanceType\":"
                               "\"ml.g5.xlarge\",\"InstanceCount\":2}}"));
   EXPECT_PRED2(ContainsPred, text, ("\"horizonSeconds\":123456789.123"));

@@ -255,6 +255,7 @@ OrderedJson KnobsJson(const Knobs& k) {
   knobs["victimOrder"] = VictimOrderName(k.victim_order);
   knobs["backfill"] = k.backfill;
   knobs["unassignedCapacity"] = UnassignedCapacityName(k.unassigned_capacity);
+  knobs["entitledCapacity"] = EntitledCapacityName(k.entitled_capacity);
   if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
   return knobs;
 }

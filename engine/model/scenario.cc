@@ -34,6 +34,10 @@ const char* UnassignedCapacityName(UnassignedCapacity u) {
   return u == UnassignedCapacity::kUnused ? "UNUSED" : "LENDABLE";
 }
 
+const char* EntitledCapacityName(EntitledCapacity e) {
+  return e == EntitledCapacity::kWithheld ? "WITHHELD" : "LENDABLE";
+}
+
 const char* ActionName(const Request& r) {
   static constexpr const char* kNames[] = {
       "SubmitServiceJob",   "UpdateServiceJob",         "TerminateServiceJob", "CreateQuotaShare",

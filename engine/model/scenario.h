@@ -40,6 +40,9 @@ enum class Toggle : uint8_t { kEnabled, kDisabled };  // ENABLED | DISABLED
 enum class ShareOrder : uint8_t { kUnderLimitFirst, kRoundRobin, kDeclaration };
 enum class VictimOrder : uint8_t { kPriorityThenNewest, kMostBorrowedFirst };
 enum class UnassignedCapacity : uint8_t { kUnused, kLendable };
+// Whether a share lends capacity its own head is waiting for
+// (docs/semantics.md §3, "Entitled capacity"): WITHHELD (default) or LENDABLE.
+enum class EntitledCapacity : uint8_t { kWithheld, kLendable };
 enum class JobOutcome : uint8_t { kSucceeded, kFailed };
 
 // API spellings ("LEND_AND_BORROW", "ENABLED", ...).
@@ -48,6 +51,7 @@ const char* ToggleName(Toggle t);
 const char* ShareOrderName(ShareOrder o);
 const char* VictimOrderName(VictimOrder o);
 const char* UnassignedCapacityName(UnassignedCapacity u);
+const char* EntitledCapacityName(EntitledCapacity e);
 
 // {capacityUnit, maxCapacity}. maxCapacity is an int32 in the API; the parser
 // rejects non-integers and values outside int32 as malformed, and leaves range
@@ -71,6 +75,7 @@ struct Knobs {
   VictimOrder victim_order = VictimOrder::kPriorityThenNewest;
   bool backfill = false;
   UnassignedCapacity unassigned_capacity = UnassignedCapacity::kUnused;
+  EntitledCapacity entitled_capacity = EntitledCapacity::kWithheld;  // entitledCapacity
   std::optional<SimTime> horizon;  // horizonSeconds: no event after it is processed
 
   bool operator==(const Knobs&) const = default;

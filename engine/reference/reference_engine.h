@@ -272,7 +272,15 @@ class Engine {
   bool UnassignedLendable() const {
     return sc_.knobs.unassigned_capacity == UnassignedCapacity::kLendable;
   }
-  // Idle[t,u] of a share.
+  // Whether share t's head waits for u within t's own limit (§3 "Entitled
+  // capacity"): it needs u, could ever start, and Own[t,u] + n <= L[t,u].
+  bool HeadEntitled(int t, int h, const std::string& u) const {
+    const Job& j = jobs_[static_cast<size_t>(h)];
+    return j.unit == u && NeverFitReason(j).empty() && Own(t, u) + j.count <= Limit(t, u);
+  }
+  // Idle[t,u] of a share: 0 while its head holds a reservation on u, or
+  // (entitledCapacity WITHHELD) while its head waits for u within its own
+  // limit.
   int64_t Idle(int t, const std::string& u) const {
     const Share& sh = shares_[static_cast<size_t>(t)];
     if (sh.strategy == Strategy::kReserve) return 0;
@@ -281,6 +289,9 @@ class Engine {
     int h = Head(t);
     if (h != kNone && jobs_[static_cast<size_t>(h)].has_reservation &&
         jobs_[static_cast<size_t>(h)].unit == u) {
+      return 0;
+    }
+    if (h != kNone && sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, h, u)) {
       return 0;
     }
     return headroom;
@@ -305,6 +316,10 @@ class Engine {
     int h = Head(t);
     if (h != kNone && jobs_[static_cast<size_t>(h)].has_reservation &&
         jobs_[static_cast<size_t>(h)].unit == u) {
+      return 0;
+    }
+    // The returned parts were lent: they do not change t's Own.
+    if (h != kNone && sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, h, u)) {
       return 0;
     }
     return idle;

@@ -235,6 +235,14 @@ bool Engine::Phase2(const std::vector<int>& order, std::vector<bool>& blocked) {
               WithinBorrowCap(pick, j.unit, Borrowed(pick, j.unit) + b) && idle_sum >= b;
     if (!ok) {
       eligible[static_cast<size_t>(pick)] = false;
+      // A head that can start only by borrowing, holding capacity its
+      // victims left (none still draining: it would be waiting), loses the
+      // reservation when the borrow fails (entitledCapacity WITHHELD: the
+      // lenders it counted on may withhold since; §4 phase 2).
+      if (sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld && j.has_reservation &&
+          Own(pick, j.unit) + n > Limit(pick, j.unit)) {
+        DropReservation(pick_head);
+      }
       continue;
     }
     std::vector<Part> parts;

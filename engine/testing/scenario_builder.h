@@ -348,6 +348,10 @@ class ScenarioBuilder {
     sc_.knobs.unassigned_capacity = u;
     return *this;
   }
+  ScenarioBuilder& Entitled(EntitledCapacity e) {
+    sc_.knobs.entitled_capacity = e;
+    return *this;
+  }
   ScenarioBuilder& Horizon(double s) {
     sc_.knobs.horizon = Seconds(s);
     return *this;
