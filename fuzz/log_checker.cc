@@ -187,6 +187,19 @@ void LogChecker::Release(Job& j) {
   CheckAccounting("release");
 }
 
+std::pair<const std::string*, const LogChecker::Job*> LogChecker::HeadOf(const std::string& share) const {
+  const std::string* name = nullptr;
+  const Job* head = nullptr;
+  for (const auto& [n, k] : jobs_) {
+    if (k.status != JobStatus::kRunnable || k.share != share || !k.seen) continue;
+    if (head == nullptr || RanksBefore(k, *head)) {
+      head = &k;
+      name = &n;
+    }
+  }
+  return {name, head};
+}
+
 bool LogChecker::RanksBefore(const Job& a, const Job& b) const {
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.created_at != b.created_at) return a.created_at < b.created_at;
@@ -373,6 +386,18 @@ void LogChecker::OnJob(const JobRecord& r) {
               QS_FUZZ_CHECK(it->second.strategy != Strategy::kReserve,
                             "invariant 3: RESERVE share " << lender << " lends " << p.quantity << " " << unit << " to "
                                                           << name);
+              if (sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld) {
+                // docs/semantics.md §3 "Entitled capacity": a lender whose
+                // head waits for this unit within its own limit lends none.
+                const auto [head_name, head] = HeadOf(lender);
+                if (head != nullptr && head->req->instance_type == unit) {
+                  const int64_t n = head->req->instance_count;
+                  QS_FUZZ_CHECK(n > Get(se_, unit) || Get(it->second.own, unit) + n > Limit(it->second, unit),
+                                "entitled capacity: " << lender << " lends " << p.quantity << " " << unit << " to "
+                                                      << name << " while its head " << *head_name << " (" << n
+                                                      << ") waits within its own limit");
+                }
+              }
               it->second.lent[unit] += p.quantity;
             }
             borrowed += p.quantity;

@@ -26,6 +26,8 @@
 //                (or in a disabled environment)
 //  queue order   without backfill only the head of a share (priority desc,
 //                createdAt, submission order) is dispatched
+//  entitled      (entitledCapacity WITHHELD) no share lends a unit while its
+//  capacity      head waits for that unit within its own limit
 //  timing        latencies, run times, timeouts, drains, retries and
 //                preemption-retry limits as the scenario says
 //
@@ -42,6 +44,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "engine/log/event_log.h"
@@ -111,6 +114,8 @@ class LogChecker : public LogSink {
   int64_t Limit(const Share& s, const std::string& unit) const;
   void Release(Job& j);
   bool RanksBefore(const Job& a, const Job& b) const;
+  // Share `share`'s head (its first RUNNABLE job in queue order), or nulls.
+  std::pair<const std::string*, const Job*> HeadOf(const std::string& share) const;
   bool IsTerminateLine(const std::string& job, const JobRecord& r) const;
   void CheckTerminatesBefore(SimTime t, bool inclusive);
   Job& JobFor(const JobRecord& r);

@@ -257,7 +257,7 @@ struct FastState {
     const Share& sh = shares[t];
     if (sh.strategy == Strategy::kReserve && !QsMutant(2)) return 0;
     if (sh.res_job != kNone && sh.res_unit == u) return 0;
-    if (knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, u)) return 0;
+    if (knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, u) && !QsMutant(9)) return 0;
     return std::max<int64_t>(0, Headroom(t, u) + extra);
   }
   // Whether share t's head waits for u within t's own limit

@@ -13,6 +13,7 @@
 //   6 preemption retries off by one (FAILED at count == retries)
 //   7 head-of-line ignored         (a never-fitting head does not block its share)
 //   8 lost job on terminate        (terminating a RUNNABLE job leaves it nowhere)
+//   9 entitled capacity lent       (a lender's head waiting within its own limit does not withhold)
 #ifndef QS_ENGINE_INTERNAL_MUTANTS_H_
 #define QS_ENGINE_INTERNAL_MUTANTS_H_
 
@@ -22,7 +23,7 @@
 
 namespace qs::engine_internal {
 
-inline constexpr int kMutantCount = 8;
+inline constexpr int kMutantCount = 9;
 constexpr bool QsMutant(int id) { return QS_MUTANT == id; }
 
 }  // namespace qs::engine_internal

@@ -673,7 +673,15 @@ absl::StatusOr<JobStateTimeLimitAction> AsTimeLimitAction(const Reader& r, const
     return r.Error(path.Key("maxTimeSeconds"),
                    absl::StrCat("must be between 600 and 86400, got ", out.max_time_seconds));
   }
-  QS_RETURN_IF_ERROR(CheckOneOf(r, v, path, "action", {"TERMINATE", "CANCEL"}));
+  // CANCEL is a valid value of the API's enum, but not on these queues: "For
+  // job queues connected to a SAGEMAKER_TRAINING service environment, the
+  // only supported value is TERMINATE" (API reference, JobStateTimeLimitAction).
+  if (const auto it = v.find("action"); it != v.end() && it->is_string() && it->get<std::string>() == "CANCEL") {
+    return r.Error(path.Key("action"),
+                   "CANCEL is not supported on a SAGEMAKER_TRAINING job queue (the only supported value is "
+                   "TERMINATE)");
+  }
+  QS_RETURN_IF_ERROR(CheckOneOf(r, v, path, "action", {"TERMINATE"}));
   out.action = v["action"].get<std::string>();
   return out;
 }

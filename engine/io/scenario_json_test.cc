@@ -374,8 +374,12 @@ std::vector<MalformedCase> MalformedCases() {
        "bad.json: jobQueue.jobStateTimeLimitActions[0].reason: must not be empty"},
       {"TimeLimitBadAction",
        Mutated([](Json& j) { j["jobQueue"]["jobStateTimeLimitActions"][0]["action"] = "RETRY"; }),
-       "bad.json: jobQueue.jobStateTimeLimitActions[0].action: expected one of TERMINATE, CANCEL, "
+       "bad.json: jobQueue.jobStateTimeLimitActions[0].action: expected TERMINATE, "
        "got string \"RETRY\""},
+      {"TimeLimitCancelOnSageMakerQueue",
+       Mutated([](Json& j) { j["jobQueue"]["jobStateTimeLimitActions"][0]["action"] = "CANCEL"; }),
+       "bad.json: jobQueue.jobStateTimeLimitActions[0].action: CANCEL is not supported on a "
+       "SAGEMAKER_TRAINING job queue (the only supported value is TERMINATE)"},
   };
   return cases;
 }
@@ -419,7 +423,7 @@ std::string EveryFieldScenario() {
                    {"reason": "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE", "state": "RUNNABLE",
                     "maxTimeSeconds": 600, "action": "TERMINATE"},
                    {"reason": "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED", "state": "RUNNABLE",
-                    "maxTimeSeconds": 86400, "action": "CANCEL"}]},
+                    "maxTimeSeconds": 86400, "action": "TERMINATE"}]},
     "quotaShares": [
       {"quotaShareName": "A", "jobQueue": "q",
        "capacityLimits": [{"capacityUnit": "ml.g5.xlarge", "maxCapacity": 4}],

@@ -104,7 +104,7 @@ struct JobStateTimeLimitAction {
   std::string reason;  // e.g. "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE"
   std::string state;   // "RUNNABLE"
   int64_t max_time_seconds = 0;  // 600..86400
-  std::string action;  // "TERMINATE" (or "CANCEL", treated alike)
+  std::string action;  // "TERMINATE" (CANCEL is refused on SAGEMAKER_TRAINING queues)
 
   bool operator==(const JobStateTimeLimitAction&) const = default;
 };
