@@ -99,6 +99,48 @@ TEST_P(ConformanceTest, NotebookTimeline) {
   EXPECT_EQ(snap.total, (std::vector<std::pair<std::string, int64_t>>{{kG, 2}}));
 }
 
+// frontOfQueue is ordered by priority, then share usage (the share's
+// use/limit ratio), then queue order (docs/semantics.md §8). env 4; A and B
+// RESERVE L=2. a1 (A, 2) and b1 (B, 1) run from 0: A uses 2/2, B 1/2.
+// Waiting at 10: a2 (A, 1, since 1), b2 (B, 2, since 2; 1 + 2 > 2), a3 (A,
+// priority 5, since 3). a3 comes first by priority; of the priority-0
+// jobs b2 comes before the older a2, its share using less of its limit.
+// topCapacityUtilization lists A (2 instances) before B (1).
+TEST_P(ConformanceTest, SnapshotOrdersByPriorityThenShareUsage) {
+  const Scenario sc = ScenarioBuilder()
+                          .Environment({{kG, 4}})
+                          .Share(ShareBuilder("B").Limit(kG, 2).Reserve().InShare(false))
+                          .Share(ShareBuilder("A").Limit(kG, 2).Reserve().InShare(false))
+                          .Submit(0, JobBuilder("a1", "A").Instances(kG, 2).Run(100))
+                          .Submit(0, JobBuilder("b1", "B").Run(100))
+                          .Submit(1, JobBuilder("a2", "A").Run(100))
+                          .Submit(2, JobBuilder("b2", "B").Instances(kG, 2).Run(100))
+                          .Submit(3, JobBuilder("a3", "A").Priority(5).Run(100))
+                          .Snapshot(10)
+                          .Build();
+  RecordingSink sink;
+  RunChecked(sc, sink);
+  ASSERT_EQ(sink.snapshots.size(), 1u);
+  EXPECT_EQ(sink.snapshots[0].front,
+            (std::vector<std::pair<std::string, SimTime>>{
+                {"a3", 3 * kMillisPerSecond}, {"b2", 2 * kMillisPerSecond}, {"a2", 1 * kMillisPerSecond}}));
+  // Declaration order in the record; the log line orders the top
+  // utilisation by instances in use.
+  EXPECT_EQ(sink.snapshots[0].shares,
+            (std::vector<std::string>{"B front=b2 usage=ml.g5.xlarge:1,", "A front=a3 usage=ml.g5.xlarge:2,"}));
+  SnapshotRecord rec;
+  rec.time = 10 * kMillisPerSecond;
+  std::vector<SnapshotUsage> b_use{{kG, 1}}, a_use{{kG, 2}};
+  rec.shares.push_back(SnapshotShare{"B", {}, b_use});
+  rec.shares.push_back(SnapshotShare{"A", {}, a_use});
+  std::string line;
+  JsonlWriter::AppendSnapshot(line, rec);
+  EXPECT_NE(line.find("\"topCapacityUtilization\": [{\"capacityUsage\": [{\"capacityUnit\": \"ml.g5.xlarge\", "
+                      "\"quantity\": 2}], \"quotaShareName\": \"A\"}, {"),
+            std::string::npos)
+      << line;
+}
+
 // The JSON file of shared/scenarios gives the same log as the builder.
 TEST_P(ConformanceTest, NotebookJsonFileMatchesBuilder) {
   const std::string path = std::string(QS_SHARED_DIR) + "/scenarios/notebook-example.json";

@@ -1,5 +1,6 @@
 #include "engine/log/event_log.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -193,9 +194,19 @@ void JsonlWriter::AppendSnapshot(std::string& out, const SnapshotRecord& r) {
   out.append("}}, \"queueUtilization\": {\"lastUpdatedAt\": ");
   AppendInt(out, r.time);
   out.append(", \"quotaShareUtilization\": {\"topCapacityUtilization\": [");
-  first = true;
+  // The shares in use, by the instances they use (all types), most first;
+  // declaration order among equals.
+  std::vector<std::pair<int64_t, const SnapshotShare*>> top;
   for (const SnapshotShare& s : r.shares) {
     if (s.usage.empty()) continue;
+    int64_t total = 0;
+    for (const SnapshotUsage& u : s.usage) total += u.quantity;
+    top.emplace_back(total, &s);
+  }
+  std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  first = true;
+  for (const auto& [total, share] : top) {
+    const SnapshotShare& s = *share;
     if (!first) out.append(", ");
     first = false;
     out.append("{\"capacityUsage\": ");

@@ -151,7 +151,7 @@ struct SnapshotShare {
 // GetJobQueueSnapshot response.
 struct SnapshotRecord {
   SimTime time = 0;
-  std::vector<SnapshotJob> front_of_queue;  // first 100 RUNNABLE jobs, queue order
+  std::vector<SnapshotJob> front_of_queue;  // first 100 RUNNABLE jobs (docs/semantics.md §8)
   std::vector<SnapshotShare> shares;        // declaration order
   std::vector<SnapshotUsage> total_usage;   // units in name order
 };

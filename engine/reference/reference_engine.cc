@@ -380,7 +380,17 @@ void Engine::OnSnapshot(const ScenarioEvent& ev, const GetJobQueueSnapshotReques
   // §8.
   SnapshotRecord rec;
   rec.time = now_;
+  // Priority, then share usage (the share's use/limit ratio, as
+  // UNDER_LIMIT_FIRST reads it), then queue order.
   std::vector<int> all = Queue(kNone);
+  std::vector<Ratio> ratio;
+  for (size_t s = 0; s < shares_.size(); ++s) ratio.push_back(UseRatio(static_cast<int>(s)));
+  std::stable_sort(all.begin(), all.end(), [&](int a, int b) {
+    const Job& ja = jobs_[static_cast<size_t>(a)];
+    const Job& jb = jobs_[static_cast<size_t>(b)];
+    if (ja.priority != jb.priority) return ja.priority > jb.priority;
+    return RatioLess(ratio[static_cast<size_t>(ja.share)], ratio[static_cast<size_t>(jb.share)]);
+  });
   for (size_t i = 0; i < all.size() && i < kFrontOfQueueMax; ++i) {
     const Job& j = jobs_[static_cast<size_t>(all[i])];
     rec.front_of_queue.push_back(SnapshotJob{j.name, j.runnable_since});
