@@ -211,6 +211,150 @@ Scenario Decode(FuzzedDataProvider& p) {
   return sc;
 }
 
+// The contended form (kContendedMagic): every input, the empty one included,
+// is a dense scenario where shares borrow, lend and reclaim on one or two
+// instance types: 2-4 shares that mostly lend and borrow, limits that add up
+// to about the environment, always kMaxJobs submissions over a short window
+// with sizes up to half the environment, and some priority updates and
+// terminations. Bytes only vary it; exhausted bytes read as 0, and the
+// defaults are chosen so that even then jobs of several shares overlap.
+Scenario DecodeContended(FuzzedDataProvider& p) {
+  Scenario sc;
+  sc.source = "fuzz";
+  sc.scheduling_policy.name = "sp";
+  sc.scheduling_policy.has_quota_share_policy = true;
+  sc.service_environment.name = "se";
+  sc.job_queue.name = "q";
+  const int nunits = 1 + (p.ConsumeIntegralInRange<int>(0, 3) == 3 ? 1 : 0);
+  std::vector<std::string> units;
+  for (int i = 0; i < nunits; ++i) units.push_back("ml.u" + std::to_string(i) + ".xlarge");
+  const int nshares = 2 + p.ConsumeIntegralInRange<int>(0, 2);
+  std::vector<int64_t> env(units.size());
+  for (size_t u = 0; u < units.size(); ++u) {
+    env[u] = 4 + p.ConsumeIntegralInRange<int64_t>(0, 8);
+    sc.service_environment.capacity_limits.push_back({units[u], env[u]});
+  }
+  if (p.ConsumeBool()) {
+    sc.job_queue.time_limit_actions.push_back(
+        {"MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED", "RUNNABLE", 600, "TERMINATE"});
+  }
+  Knobs& k = sc.knobs;
+  static constexpr int64_t kDrains[] = {20, 0, 5, 60};
+  k.preemption_drain = Pick(p, kDrains) * kSec;
+  static constexpr ShareOrder kOrders[] = {ShareOrder::kUnderLimitFirst, ShareOrder::kRoundRobin,
+                                           ShareOrder::kDeclaration};
+  k.share_order = Pick(p, kOrders);
+  if (p.ConsumeBool()) k.victim_order = VictimOrder::kMostBorrowedFirst;
+  if (p.ConsumeBool()) k.unassigned_capacity = UnassignedCapacity::kLendable;
+  if (p.ConsumeBool()) k.entitled_capacity = EntitledCapacity::kLendable;
+  if (p.ConsumeBool()) k.scheduling_interval = 15 * kSec;
+  if (OneIn(p, 8)) k.backfill = true;
+
+  std::vector<std::string> share_names;
+  static constexpr Strategy kStrategies[] = {Strategy::kLendAndBorrow, Strategy::kLend, Strategy::kLendAndBorrow,
+                                             Strategy::kReserve};
+  static constexpr int64_t kBorrow[] = {-1, 100, 50, 200};
+  for (int s = 0; s < nshares; ++s) {
+    CreateQuotaShareRequest r;
+    r.quota_share_name = "S" + std::to_string(s);
+    share_names.push_back(*r.quota_share_name);
+    std::vector<CapacityLimit> limits;
+    for (size_t u = 0; u < units.size(); ++u) {
+      // About env / shares each, at least 1, so the limits add up to about
+      // the environment and any share past its own limit must borrow.
+      const int64_t base = std::max<int64_t>(1, env[u] / nshares);
+      limits.push_back({units[u], base + p.ConsumeIntegralInRange<int64_t>(0, 2)});
+    }
+    r.capacity_limits = std::move(limits);
+    r.has_resource_sharing = true;
+    // Share 0 lends (and borrows), share 1 borrows: the defaults contend.
+    r.strategy = kStrategies[(static_cast<size_t>(s) + p.ConsumeIntegralInRange<size_t>(0, 3)) % 4];
+    if (*r.strategy == Strategy::kLendAndBorrow) r.borrow_limit = Pick(p, kBorrow);
+    r.in_share_preemption = (s + p.ConsumeIntegralInRange<int>(0, 1)) % 2 == 0 ? Toggle::kEnabled : Toggle::kDisabled;
+    ScenarioEvent ev;
+    ev.time = 0;
+    ev.path = "quotaShares[" + std::to_string(s) + "]";
+    ev.request = std::move(r);
+    sc.events.push_back(std::move(ev));
+  }
+
+  std::vector<ScenarioEvent> timed;
+  auto add = [&](SimTime t, Request r) {
+    ScenarioEvent ev;
+    ev.time = t;
+    ev.request = std::move(r);
+    timed.push_back(std::move(ev));
+  };
+  static constexpr int64_t kCounts[] = {1, 2, 3, 1, 4, 2};
+  for (int j = 0; j < kMaxJobs; ++j) {
+    SubmitServiceJobRequest r;
+    r.job_name = "j" + std::to_string(j);
+    r.job_queue = "q";
+    r.service_job_type = "SAGEMAKER_TRAINING";
+    const size_t s = (static_cast<size_t>(j) + p.ConsumeIntegralInRange<size_t>(0, 3)) % share_names.size();
+    r.quota_share_name = share_names[s];
+    r.scheduling_priority = (j * 3 + p.ConsumeIntegralInRange<int64_t>(0, 3)) % 4;
+    const size_t u = p.ConsumeIntegralInRange<size_t>(0, units.size() - 1);
+    r.instance_type = units[u];
+    r.instance_count = std::min<int64_t>(
+        kCounts[(static_cast<size_t>(j) + p.ConsumeIntegralInRange<size_t>(0, 5)) % 6], std::max<int64_t>(1, env[u] / 2));
+    r.run_time = (60 + 20 * j + p.ConsumeIntegralInRange<int64_t>(0, 240)) * kSec;
+    if (OneIn(p, 8)) r.outcome = JobOutcome::kFailed;
+    // Every third job has a preemption retry limit (0 or 1 by default).
+    if ((j + p.ConsumeIntegralInRange<int>(0, 2)) % 3 == 0) {
+      r.preemption_retries = (j / 3 + p.ConsumeIntegralInRange<int64_t>(0, 2)) % 2;
+    }
+    add((10 * j + p.ConsumeIntegralInRange<int64_t>(0, 30)) * kSec, std::move(r));
+  }
+  // Follow-ups on the same window: at least two; by default a termination
+  // and a priority update of the last jobs, which are queued by then.
+  const int follow = 2 + p.ConsumeIntegralInRange<int>(0, kMaxEvents - kMaxJobs - 2);
+  for (int i = 0; i < follow; ++i) {
+    const SimTime t = (125 + p.ConsumeIntegralInRange<int64_t>(0, 200) - 5 * i) * kSec;
+    const std::string job = "j" + std::to_string((kMaxJobs - 1 - i + p.ConsumeIntegralInRange<int>(0, kMaxJobs - 1)) %
+                                                 kMaxJobs);
+    switch ((i + p.ConsumeIntegralInRange<int>(0, 3)) % 4) {
+      case 0: {
+        TerminateServiceJobRequest r;
+        r.job_id = job;
+        r.reason = "terminated by fuzzer";
+        add(t, std::move(r));
+        break;
+      }
+      case 1: {
+        UpdateServiceJobRequest r;
+        r.job_id = job;
+        r.scheduling_priority = p.ConsumeIntegralInRange<int64_t>(0, 9);
+        add(t, std::move(r));
+        break;
+      }
+      case 2: {
+        UpdateQuotaShareRequest r;
+        r.quota_share_arn = share_names[p.ConsumeIntegralInRange<size_t>(0, share_names.size() - 1)];
+        std::vector<CapacityLimit> limits;
+        for (size_t u = 0; u < units.size(); ++u) limits.push_back({units[u], 1 + p.ConsumeIntegralInRange<int64_t>(0, env[u])});
+        r.capacity_limits = std::move(limits);
+        add(t, std::move(r));
+        break;
+      }
+      default: {
+        GetJobQueueSnapshotRequest r;
+        r.job_queue = "q";
+        add(t, std::move(r));
+        break;
+      }
+    }
+  }
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.time < b.time; });
+  for (size_t i = 0; i < timed.size(); ++i) {
+    timed[i].path = "events[" + std::to_string(i) + "]";
+    sc.events.push_back(std::move(timed[i]));
+  }
+  sc.submit_count = kMaxJobs;
+  return sc;
+}
+
 }  // namespace
 
 bool WithinFuzzBounds(const Scenario& sc) {
@@ -244,6 +388,10 @@ std::optional<Scenario> ScenarioFromFuzzInput(const uint8_t* data, size_t size) 
         ParseScenario(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
     if (!sc.ok() || !WithinFuzzBounds(*sc)) return std::nullopt;
     return *std::move(sc);
+  }
+  if (size > 0 && data[0] == kContendedMagic) {
+    FuzzedDataProvider p(data + 1, size - 1);
+    return DecodeContended(p);
   }
   FuzzedDataProvider p(data, size);
   return Decode(p);

@@ -16,6 +16,13 @@
 //    environment changes, snapshots), a few of them requests AWS would reject.
 //    As in re2's fuzzer, "false / zero means the default", so short inputs
 //    give plain scenarios.
+//  * Bytes starting with kContendedMagic decode the rest into a dense,
+//    contended scenario (DecodeContended in fuzz_scenario.cc): 2-4 shares
+//    that lend and borrow on one or two types, limits adding up to the
+//    environment, always kMaxJobs overlapping submissions, follow-ups. Even
+//    the input of that one byte exercises borrowing and reclaim, so a
+//    fuzzer started from an empty corpus reaches them at once (issue #16:
+//    from an empty corpus the plain form found too little).
 //
 // Bounds keep every run cheap (about 1,000 runs per second or more for the
 // differential fuzzer, which runs three engines, under ASan+UBSan on the
@@ -37,6 +44,7 @@ namespace qs::fuzz {
 inline constexpr int kMaxJobs = 12;
 inline constexpr int kMaxEvents = 20;      // timed requests, submissions included
 inline constexpr size_t kMaxInputBytes = 8192;
+inline constexpr uint8_t kContendedMagic = 0xC7;  // first byte of the contended form
 
 // The scenario for this input, or nullopt when the input is rejected (too
 // large, unparseable JSON, or a JSON scenario beyond the bounds).
