@@ -58,13 +58,39 @@ void SharingConfig(FuzzedDataProvider& p, bool* has, std::optional<Strategy>* st
   }
 }
 
-Scenario Decode(FuzzedDataProvider& p) {
+// The names every decoded scenario uses: policy sp, environment se, queue q.
+Scenario EmptyScenario() {
   Scenario sc;
   sc.source = "fuzz";
   sc.scheduling_policy.name = "sp";
   sc.scheduling_policy.has_quota_share_policy = true;
   sc.service_environment.name = "se";
   sc.job_queue.name = "q";
+  return sc;
+}
+
+// The `quotaShares[s]` entry: CreateQuotaShare at time 0.
+void AddShare(Scenario& sc, int s, CreateQuotaShareRequest r) {
+  ScenarioEvent ev;
+  ev.time = 0;
+  ev.path = "quotaShares[" + std::to_string(s) + "]";
+  ev.request = std::move(r);
+  sc.events.push_back(std::move(ev));
+}
+
+// The timed requests as the `events` array: stably sorted by time, paths
+// in that order.
+void AppendTimed(Scenario& sc, std::vector<ScenarioEvent>& timed) {
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.time < b.time; });
+  for (size_t i = 0; i < timed.size(); ++i) {
+    timed[i].path = "events[" + std::to_string(i) + "]";
+    sc.events.push_back(std::move(timed[i]));
+  }
+}
+
+Scenario Decode(FuzzedDataProvider& p) {
+  Scenario sc = EmptyScenario();
 
   // Small environments are where shares contend: half the inputs have one
   // unit, and capacities are mostly small.
@@ -119,11 +145,7 @@ Scenario Decode(FuzzedDataProvider& p) {
     r.in_share_preemption = p.ConsumeBool() ? Toggle::kEnabled : Toggle::kDisabled;
     if (OneIn(p, 16)) r.state = Toggle::kDisabled;
     if (OneIn(p, 64)) r.quota_share_name = share_names.front();  // duplicate: rejected
-    ScenarioEvent ev;
-    ev.time = 0;
-    ev.path = "quotaShares[" + std::to_string(s) + "]";
-    ev.request = std::move(r);
-    sc.events.push_back(std::move(ev));
+    AddShare(sc, s, std::move(r));
   }
 
   // Timed requests.
@@ -201,12 +223,7 @@ Scenario Decode(FuzzedDataProvider& p) {
       add(t, std::move(r));
     }
   }
-  std::stable_sort(timed.begin(), timed.end(),
-                   [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.time < b.time; });
-  for (size_t i = 0; i < timed.size(); ++i) {
-    timed[i].path = "events[" + std::to_string(i) + "]";
-    sc.events.push_back(std::move(timed[i]));
-  }
+  AppendTimed(sc, timed);
   sc.submit_count = static_cast<int64_t>(job_names.size());
   return sc;
 }
@@ -219,12 +236,7 @@ Scenario Decode(FuzzedDataProvider& p) {
 // terminations. Bytes only vary it; exhausted bytes read as 0, and the
 // defaults are chosen so that even then jobs of several shares overlap.
 Scenario DecodeContended(FuzzedDataProvider& p) {
-  Scenario sc;
-  sc.source = "fuzz";
-  sc.scheduling_policy.name = "sp";
-  sc.scheduling_policy.has_quota_share_policy = true;
-  sc.service_environment.name = "se";
-  sc.job_queue.name = "q";
+  Scenario sc = EmptyScenario();
   const int nunits = 1 + (p.ConsumeIntegralInRange<int>(0, 3) == 3 ? 1 : 0);
   std::vector<std::string> units;
   for (int i = 0; i < nunits; ++i) units.push_back("ml.u" + std::to_string(i) + ".xlarge");
@@ -271,11 +283,7 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
     r.strategy = kStrategies[(static_cast<size_t>(s) + p.ConsumeIntegralInRange<size_t>(0, 3)) % 4];
     if (*r.strategy == Strategy::kLendAndBorrow) r.borrow_limit = Pick(p, kBorrow);
     r.in_share_preemption = (s + p.ConsumeIntegralInRange<int>(0, 1)) % 2 == 0 ? Toggle::kEnabled : Toggle::kDisabled;
-    ScenarioEvent ev;
-    ev.time = 0;
-    ev.path = "quotaShares[" + std::to_string(s) + "]";
-    ev.request = std::move(r);
-    sc.events.push_back(std::move(ev));
+    AddShare(sc, s, std::move(r));
   }
 
   std::vector<ScenarioEvent> timed;
@@ -345,12 +353,7 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
       }
     }
   }
-  std::stable_sort(timed.begin(), timed.end(),
-                   [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.time < b.time; });
-  for (size_t i = 0; i < timed.size(); ++i) {
-    timed[i].path = "events[" + std::to_string(i) + "]";
-    sc.events.push_back(std::move(timed[i]));
-  }
+  AppendTimed(sc, timed);
   sc.submit_count = kMaxJobs;
   return sc;
 }
