@@ -361,32 +361,18 @@ void Engine::EmitSnapshot() {
   // share's use/limit ratio asc, submission order). Each queue is in
   // (priority, submission) order and its ratio is one value, so the merge
   // takes the least head each time.
-  struct Ratio {
-    int64_t num = 0, den = 1;  // den 0: infinite (use on a unit with limit 0)
-  };
-  std::vector<Ratio> ratio(static_cast<size_t>(st_.NumShares()));
-  for (int32_t s = 0; s < st_.NumShares(); ++s) {
-    const Share& sh = st_.shares[s];
-    Ratio& r = ratio[static_cast<size_t>(s)];
-    for (int32_t u = 0; u < st_.NumUnits() && r.den != 0; ++u) {
-      const int64_t use = sh.own[u] + sh.borrowed[u];
-      if (sh.limit[u] == 0) {
-        if (use > 0) r = Ratio{1, 0};
-      } else if (use * r.den > r.num * sh.limit[u]) {
-        r = Ratio{use, sh.limit[u]};
-      }
-    }
-  }
+  std::vector<UseRatio> ratio;
+  for (int32_t s = 0; s < st_.NumShares(); ++s) ratio.push_back(ShareUseRatio(st_, s));
   std::vector<absl::btree_set<QueueKey>::const_iterator> its;
   for (int32_t s = 0; s < st_.NumShares(); ++s) its.push_back(st_.shares[s].queue.begin());
   auto before = [&](int32_t a, int32_t b) {  // the next jobs of shares a and b
     const QueueKey& x = *its[a];
     const QueueKey& y = *its[b];
     if (x.neg_priority != y.neg_priority) return x.neg_priority < y.neg_priority;
-    const Ratio& ra = ratio[static_cast<size_t>(a)];
-    const Ratio& rb = ratio[static_cast<size_t>(b)];
-    if ((ra.den == 0) != (rb.den == 0)) return rb.den == 0;
-    if (ra.den != 0 && ra.num * rb.den != rb.num * ra.den) return ra.num * rb.den < rb.num * ra.den;
+    const UseRatio& ra = ratio[static_cast<size_t>(a)];
+    const UseRatio& rb = ratio[static_cast<size_t>(b)];
+    if (UseRatioLess(ra, rb)) return true;
+    if (UseRatioLess(rb, ra)) return false;
     return x.seq < y.seq;
   };
   while (rec.front_of_queue.size() < kSnapshotFrontJobs) {

@@ -190,7 +190,7 @@ bool Engine::Phase2() {
       // withhold since (docs/semantics.md §4, phase 2).
       const Job& j = st_.jobs[id];
       const Share& sh = st_.shares[s];
-      if ((j.hold > 0 || j.pending_victims > 0) && sh.own[j.unit] + j.n > sh.limit[j.unit]) DropReservation(id);
+      if (sh.own[j.unit] + j.n > sh.limit[j.unit]) DropReservation(id);  // a no-op without one
     }
   }
   return progress;

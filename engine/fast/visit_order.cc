@@ -6,6 +6,20 @@
 
 namespace qs::engine_internal {
 
+UseRatio ShareUseRatio(const FastState& st, int32_t s) {
+  const Share& sh = st.shares[s];
+  UseRatio r;
+  for (int32_t u = 0; u < st.NumUnits(); ++u) {
+    const int64_t use = sh.own[u] + sh.borrowed[u];
+    if (sh.limit[u] == 0) {
+      if (use > 0) return UseRatio{1, 0};
+      continue;
+    }
+    if (use * r.den > r.num * sh.limit[u]) r = UseRatio{use, sh.limit[u]};
+  }
+  return r;
+}
+
 const std::vector<int32_t>& VisitOrder::Compute(const FastState& st) {
   const int32_t ns = st.NumShares();
   const uint64_t round = round_++;
@@ -35,21 +49,10 @@ const std::vector<int32_t>& VisitOrder::Compute(const FastState& st) {
     const int32_t s = std::countr_zero(dirty);
     if (s >= ns) break;
     const Share& sh = st.shares[s];
-    Ratio& ratio = ratios_[s];
+    UseRatio& ratio = ratios_[s];
     if ((ratio_stale_ >> s) & 1) {
       ratio_stale_ &= ~(uint64_t{1} << s);
-      int64_t num = 0, den = 1;
-      for (int32_t u = 0; u < st.NumUnits(); ++u) {
-        const int64_t use = sh.own[u] + sh.borrowed[u];
-        if (sh.limit[u] == 0) {
-          if (use > 0) num = 1, den = 0;
-          if (den == 0) break;
-          continue;
-        }
-        if (use * den > num * sh.limit[u]) num = use, den = sh.limit[u];
-      }
-      ratio.num = num;
-      ratio.den = den;
+      ratio = ShareUseRatio(st, s);
     }
     Key& k = keys_[s];
     k.num = ratio.num;

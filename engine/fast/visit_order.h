@@ -27,6 +27,19 @@
 
 namespace qs::engine_internal {
 
+// r(s) = max_u (own + borrowed) / limit of share s as an exact fraction;
+// den 0 is infinite (use on a type whose limit is 0). UNDER_LIMIT_FIRST
+// sorts by it, and the snapshot reads it as the share's usage.
+struct UseRatio {
+  int64_t num = 0, den = 1;
+};
+UseRatio ShareUseRatio(const FastState& st, int32_t s);
+// Strictly less, exactly; infinite only equals infinite.
+inline bool UseRatioLess(const UseRatio& a, const UseRatio& b) {
+  if (a.den == 0 || b.den == 0) return a.den != 0 && b.den == 0;
+  return a.num * b.den < b.num * a.den;
+}
+
 class VisitOrder {
  public:
   // Share s's use/limit ratio and sort key must be recomputed.
@@ -51,12 +64,9 @@ class VisitOrder {
     int32_t head;      // Job::seq of the head, INT32_MAX if none
     int32_t name_rank;
   };
-  struct Ratio {
-    int64_t num = 0, den = 1;
-  };
   std::vector<int32_t> order_;
   std::vector<Key> keys_;      // by share
-  std::vector<Ratio> ratios_;  // by share, valid unless ratio_stale_
+  std::vector<UseRatio> ratios_;  // by share, valid unless ratio_stale_
   uint64_t round_ = 0;
   uint64_t dirty_ = ~uint64_t{0};
   uint64_t ratio_stale_ = ~uint64_t{0};

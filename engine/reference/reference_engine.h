@@ -278,6 +278,16 @@ class Engine {
     const Job& j = jobs_[static_cast<size_t>(h)];
     return j.unit == u && NeverFitReason(j).empty() && Own(t, u) + j.count <= Limit(t, u);
   }
+  // Whether share t lends none of u because of its head: the head holds a
+  // reservation on u, or (entitledCapacity WITHHELD) waits for u within t's
+  // own limit. Lent parts coming back do not change t's Own, so this holds
+  // for IdleAfterReturn too.
+  bool HeadWithholds(int t, const std::string& u) const {
+    const int h = Head(t);
+    if (h == kNone) return false;
+    if (jobs_[static_cast<size_t>(h)].has_reservation && jobs_[static_cast<size_t>(h)].unit == u) return true;
+    return sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, h, u);
+  }
   // Idle[t,u] of a share: 0 while its head holds a reservation on u, or
   // (entitledCapacity WITHHELD) while its head waits for u within its own
   // limit.
@@ -286,14 +296,7 @@ class Engine {
     if (sh.strategy == Strategy::kReserve) return 0;
     const int64_t headroom = Headroom(t, u);
     if (headroom <= 0) return 0;  // (before the head scan, which cannot raise it)
-    int h = Head(t);
-    if (h != kNone && jobs_[static_cast<size_t>(h)].has_reservation &&
-        jobs_[static_cast<size_t>(h)].unit == u) {
-      return 0;
-    }
-    if (h != kNone && sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, h, u)) {
-      return 0;
-    }
+    if (HeadWithholds(t, u)) return 0;
     return headroom;
   }
   int64_t UnassignedIdle(const std::string& u) const {
@@ -313,15 +316,7 @@ class Engine {
     }
     const int64_t idle = Headroom(t, u) + returned;
     if (idle <= 0) return 0;  // (before the head scan, which cannot raise it)
-    int h = Head(t);
-    if (h != kNone && jobs_[static_cast<size_t>(h)].has_reservation &&
-        jobs_[static_cast<size_t>(h)].unit == u) {
-      return 0;
-    }
-    // The returned parts were lent: they do not change t's Own.
-    if (h != kNone && sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, h, u)) {
-      return 0;
-    }
+    if (HeadWithholds(t, u)) return 0;
     return idle;
   }
 
