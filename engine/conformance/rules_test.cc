@@ -471,6 +471,38 @@ std::vector<RuleCase> RuleCases() {
                     "300.0 a4 SCHEDULED n=1", "400.0 a4 SUCCEEDED"},
                    400000});
 
+  // Short environment: a reservation that cannot cover its head is given up
+  // (§4 phase 1). env 4; A LEND L=2, B LEND L=2, C LAB L=1 (unlimited).
+  //  0: c1 (n=2) takes 1 own and borrows A:1; c2 (n=2) borrows B:2 (B has
+  //     the most idle).
+  // 10: a1 (A, 2) reclaims c1, b1 (B, 2) reclaims c2 (visited A, B: r=0,
+  //     older head first; C has r=4); holds 0 (victims cover n).
+  // 20: the environment drops to 2 (preempts nobody).
+  // 30: both drains end: hold[a1] = 2, hold[b1] = 2, Free = 2-0-4 = -2. A
+  //     (visited after C, whose head is over its own limit): Free_j = 0 < 2
+  //     and no victim -> a1 gives its hold up (Free 0); b1: Free_j = 2 ->
+  //     SCHEDULED. Without the rule both wait for ever.
+  // 130: b1 ends; a1 dispatches. 230: a1 ends; c1 takes 1 own, borrows A:1
+  //     (A and B idle 2, by name); it ends at 1230 and c2 does the same.
+  cases.push_back({"ShortEnvironmentGivesUpReservation",
+                   ScenarioBuilder()
+                       .Environment({{kG, 4}})
+                       .Share(ShareBuilder("A").Limit(kG, 2).Lend())
+                       .Share(ShareBuilder("B").Limit(kG, 2).Lend())
+                       .Share(ShareBuilder("C").Limit(kG, 1).LendAndBorrow())
+                       .Submit(0, JobBuilder("c1", "C").Instances(kG, 2).Run(1000))
+                       .Submit(0, JobBuilder("c2", "C").Instances(kG, 2).Run(1000))
+                       .Submit(10, JobBuilder("a1", "A").Instances(kG, 2).Run(100))
+                       .Submit(10, JobBuilder("b1", "B").Instances(kG, 2).Run(100))
+                       .UpdateEnvironment(20, {{kG, 2}})
+                       .Build(),
+                   {"0.0 c1 SCHEDULED n=2 A:1", "0.0 c2 SCHEDULED n=2 B:2", "10.0 c1 RUNNING " + kXIn + " for=a1",
+                    "10.0 c2 RUNNING " + kXIn + " for=b1", "30.0 c1 RUNNABLE " + kX + " #1",
+                    "30.0 c2 RUNNABLE " + kX + " #1", "30.0 b1 SCHEDULED n=2", "130.0 b1 SUCCEEDED",
+                    "130.0 a1 SCHEDULED n=2", "230.0 a1 SUCCEEDED", "230.0 c1 SCHEDULED n=2 A:1",
+                    "1230.0 c1 SUCCEEDED", "1230.0 c2 SCHEDULED n=2 A:1", "2230.0 c2 SUCCEEDED"},
+                   2230000});
+
   // unassignedCapacity LENDABLE: env 10, limits 1 (A) + 1 (L) + 5 (R,
   // RESERVE) leave 3 unassigned. x (n=3) borrows 2: "(unassigned)" has idle
   // 3, L has 1 -> all 2 from "(unassigned)".

@@ -97,6 +97,9 @@ bool Engine::Phase1(int32_t s) {
       }
       if (j.pending_victims > 0) return progress;  // waiting
       if (TryReclaim(s, id)) return true;
+      // Short environment (docs/semantics.md §4 phase 1): a reservation that
+      // cannot cover the head even with every victim drained is given up.
+      if (st_.FreeFor(id) < j.n) DropReservation(id);  // a no-op without one
     }
     if (st_.knobs.backfill) progress |= Backfill(s);
     return progress;
@@ -183,14 +186,19 @@ bool Engine::Phase2() {
         heads.push_back({st_.jobs[st_.Head(s)].seq, s, st_.Head(s)});
         std::push_heap(heads.begin(), heads.end(), std::greater<>());
       }
-    } else if (st_.knobs.entitled_capacity == EntitledCapacity::kWithheld) {
-      // A head that can start only by borrowing, holding capacity its victims
-      // left (none still draining: it would be waiting), loses the
-      // reservation when the borrow fails: the lenders it counted on may
-      // withhold since (docs/semantics.md §4, phase 2).
+    } else {
+      // A failed head holding capacity its victims left (none still
+      // draining: it would be waiting) loses the reservation when the
+      // environment is short of it even so, and, with entitledCapacity
+      // WITHHELD, when it can start only by borrowing: the lenders it
+      // counted on may withhold since (docs/semantics.md §4, phase 2).
       const Job& j = st_.jobs[id];
       const Share& sh = st_.shares[s];
-      if (sh.own[j.unit] + j.n > sh.limit[j.unit]) DropReservation(id);  // a no-op without one
+      if (st_.FreeFor(id) < j.n ||
+          (st_.knobs.entitled_capacity == EntitledCapacity::kWithheld &&
+           sh.own[j.unit] + j.n > sh.limit[j.unit])) {
+        DropReservation(id);  // a no-op without one
+      }
     }
   }
   return progress;

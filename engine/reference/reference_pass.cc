@@ -159,6 +159,9 @@ bool Engine::Phase1(const std::vector<int>& order, std::vector<bool>& blocked) {
         progress = true;  // the share now waits
         break;
       }
+      // Short environment (§4 phase 1): a reservation that cannot cover the
+      // head even with every victim drained is given up.
+      if (j.has_reservation && FreeFor(j) < n) DropReservation(head);
       stopped = true;
       break;
     }
@@ -239,8 +242,11 @@ bool Engine::Phase2(const std::vector<int>& order, std::vector<bool>& blocked) {
       // victims left (none still draining: it would be waiting), loses the
       // reservation when the borrow fails (entitledCapacity WITHHELD: the
       // lenders it counted on may withhold since; §4 phase 2).
-      if (sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld && j.has_reservation &&
-          Own(pick, j.unit) + n > Limit(pick, j.unit)) {
+      // A reservation that cannot cover the head (short environment) is
+      // given up as in phase 1, under either knob value.
+      if (j.has_reservation &&
+          (FreeFor(j) < n || (sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld &&
+                              Own(pick, j.unit) + n > Limit(pick, j.unit)))) {
         DropReservation(pick_head);
       }
       continue;
