@@ -91,6 +91,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 "fast engine checker: " << in1.stats.invariant_violations << " violation(s); first: "
                                         << in1.stats.violation_messages.front());
   Expect(in1, reference, "A = fast engine (1-thread arena), B = reference engine");
+  // victimReturn BEHIND_RESERVATION is cycle-free (docs/semantics.md §6):
+  // a guard stop is a failure; IN_PLACE may cycle by design.
+  QS_FUZZ_CHECK(in1.stats.stopped.empty() || sc->knobs.victim_return == qs::VictimReturn::kInPlace,
+                "preemption cycle under victimReturn BEHIND_RESERVATION: " << in1.stats.stopped);
   arena2->execute([&] { RunFast(*sc, in2, /*check=*/false); });
   Expect(in2, in1, "A = fast engine in a 2-thread arena, B = 1-thread arena");
   return 0;

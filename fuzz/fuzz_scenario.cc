@@ -129,6 +129,7 @@ Scenario Decode(FuzzedDataProvider& p) {
   k.backfill = p.ConsumeBool();
   if (p.ConsumeBool()) k.unassigned_capacity = UnassignedCapacity::kLendable;
   if (OneIn(p, 4)) k.entitled_capacity = EntitledCapacity::kLendable;
+  if (OneIn(p, 4)) k.victim_return = VictimReturn::kInPlace;
   if (OneIn(p, 6)) k.horizon = p.ConsumeIntegralInRange<int64_t>(1, 3000) * kSec;
 
   // Quota shares (the `quotaShares` entries: CreateQuotaShare at time 0).
@@ -259,6 +260,7 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
   if (p.ConsumeBool()) k.victim_order = VictimOrder::kMostBorrowedFirst;
   if (p.ConsumeBool()) k.unassigned_capacity = UnassignedCapacity::kLendable;
   if (p.ConsumeBool()) k.entitled_capacity = EntitledCapacity::kLendable;
+  if (OneIn(p, 4)) k.victim_return = VictimReturn::kInPlace;
   if (p.ConsumeBool()) k.scheduling_interval = 15 * kSec;
   if (OneIn(p, 8)) k.backfill = true;
 

@@ -119,6 +119,7 @@ void LogChecker::ApplyConfigUpTo(SimTime t) {
       auto it = jobs_.find(*p->job_id);
       QS_FUZZ_CHECK(it != jobs_.end() && it->second.seen,
                     "validation: UpdateServiceJob " << ev.path << " of an unknown job accepted");
+      if (it->second.priority != *p->scheduling_priority) it->second.priority_changed_at = ev.time;
       it->second.priority = *p->scheduling_priority;
     } else if (const auto* e = std::get_if<UpdateServiceEnvironmentRequest>(&ev.request)) {
       if (e->state) env_enabled_ = *e->state == Toggle::kEnabled;
@@ -200,6 +201,21 @@ std::pair<const std::string*, const LogChecker::Job*> LogChecker::HeadOf(const s
   return {name, head};
 }
 
+bool LogChecker::MayLeadReturned(const Job& j) const {
+  if (sc_.knobs.victim_return != VictimReturn::kBehindReservation || !j.reserved) return false;
+  for (const auto& [n, k] : jobs_) {
+    if (&k == &j || k.status != JobStatus::kRunnable || k.share != j.share || !k.seen) continue;
+    if (!RanksBefore(k, j)) continue;
+    // Returned, and its priority did not change while it drained or since
+    // (a change at the very instant of its return may come first or not).
+    const SimTime pc = k.priority_changed_at;
+    const bool returned =
+        k.returned_at >= 0 && !(k.frozen_at < pc && pc < k.returned_at) && !(pc > k.returned_at);
+    if (!returned) return false;
+  }
+  return true;
+}
+
 bool LogChecker::RanksBefore(const Job& a, const Job& b) const {
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.created_at != b.created_at) return a.created_at < b.created_at;
@@ -264,7 +280,8 @@ void LogChecker::OnJob(const JobRecord& r) {
     auto it = jobs_.find(std::string(r.preempted_for));
     QS_FUZZ_CHECK(it != jobs_.end() && it->second.seen && it->second.status == JobStatus::kRunnable,
                   "invariant 6: " << name << " preempted for " << r.preempted_for << " which is not RUNNABLE");
-    const Job& beneficiary = it->second;
+    Job& beneficiary = it->second;
+    beneficiary.reserved = true;
     if (in_share) {
       QS_FUZZ_CHECK(beneficiary.share == j.share && j.priority < beneficiary.priority,
                     "preemption: in-share victim " << name << " (priority " << j.priority << ", share " << j.share
@@ -319,6 +336,7 @@ void LogChecker::OnJob(const JobRecord& r) {
     }
     Release(j);
     j.frozen = false;
+    j.returned_at = r.status == JobStatus::kRunnable ? t : -1;
   } else if (terminated) {
     if (IsDispatched(prev)) Release(j);
   } else {
@@ -358,7 +376,7 @@ void LogChecker::OnJob(const JobRecord& r) {
                                         << ", asked for " << req.instance_count << " x " << req.instance_type);
           Share& s = shares_[j.share];
           QS_FUZZ_CHECK(s.exists, "dispatch: " << name << " of missing share " << j.share);
-          if (!sc_.knobs.backfill) {
+          if (!sc_.knobs.backfill && !MayLeadReturned(j)) {
             for (const auto& [other_name, k] : jobs_) {
               if (&k == &j || k.status != JobStatus::kRunnable || k.share != j.share || !k.seen) continue;
               QS_FUZZ_CHECK(!RanksBefore(k, j), "queue order: " << name << " (priority " << j.priority
@@ -368,6 +386,8 @@ void LogChecker::OnJob(const JobRecord& r) {
                                                                 << " without backfill");
             }
           }
+          j.returned_at = -1;
+          j.reserved = false;
           const std::string unit(r.capacity_unit);
           int64_t borrowed = 0;
           j.parts.clear();
@@ -389,8 +409,17 @@ void LogChecker::OnJob(const JobRecord& r) {
               if (sc_.knobs.entitled_capacity == EntitledCapacity::kWithheld) {
                 // docs/semantics.md §3 "Entitled capacity": a lender whose
                 // head waits for this unit within its own limit lends none.
+                // Skipped when a reserved job may lead ahead of returned
+                // victims: its reservation may have been dropped unlogged.
                 const auto [head_name, head] = HeadOf(lender);
-                if (head != nullptr && head->req->instance_type == unit) {
+                bool holder_may_lead = false;
+                for (const auto& [n2, k2] : jobs_) {
+                  if (k2.share == lender && k2.status == JobStatus::kRunnable && k2.seen && &k2 != head &&
+                      MayLeadReturned(k2)) {
+                    holder_may_lead = true;
+                  }
+                }
+                if (head != nullptr && !holder_may_lead && head->req->instance_type == unit) {
                   const int64_t n = head->req->instance_count;
                   QS_FUZZ_CHECK(n > Get(se_, unit) || Get(it->second.own, unit) + n > Limit(it->second, unit),
                                 "entitled capacity: " << lender << " lends " << p.quantity << " " << unit << " to "

@@ -25,7 +25,9 @@
 //                and a RUNNABLE job is left only behind a never-fitting head
 //                (or in a disabled environment)
 //  queue order   without backfill only the head of a share (priority desc,
-//                createdAt, submission order) is dispatched
+//                createdAt, submission order) is dispatched; with victimReturn
+//                BEHIND_RESERVATION a job a victim was preempted for may be
+//                dispatched ahead of returned victims
 //  entitled      (entitledCapacity WITHHELD) no share lends a unit while its
 //  capacity      head waits for that unit within its own limit
 //  timing        latencies, run times, timeouts, drains, retries and
@@ -87,6 +89,13 @@ class LogChecker : public LogSink {
     std::string unit;
     int64_t own = 0;
     std::vector<Part> parts;
+    // RUNNABLE: when it came back from a preemption drain (-1: not since its
+    // last dispatch) and when its priority last changed; a victim was
+    // preempted for it since it became RUNNABLE (`reserved`; the engine may
+    // drop the reservation without a line).
+    SimTime returned_at = -1;
+    SimTime priority_changed_at = -1;
+    bool reserved = false;
     // Draining victim.
     bool frozen = false;
     SimTime frozen_at = 0;
@@ -116,6 +125,10 @@ class LogChecker : public LogSink {
   bool RanksBefore(const Job& a, const Job& b) const;
   // Share `share`'s head (its first RUNNABLE job in queue order), or nulls.
   std::pair<const std::string*, const Job*> HeadOf(const std::string& share) const;
+  // With victimReturn BEHIND_RESERVATION: whether `j` (RUNNABLE, reserved)
+  // may be its share's head although jobs rank before it: all of them are
+  // returned victims (docs/semantics.md §6).
+  bool MayLeadReturned(const Job& j) const;
   bool IsTerminateLine(const std::string& job, const JobRecord& r) const;
   void CheckTerminatesBefore(SimTime t, bool inclusive);
   Job& JobFor(const JobRecord& r);

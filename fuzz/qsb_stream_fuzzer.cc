@@ -4,7 +4,7 @@
 // Scenario.
 //
 // Input: 4 control bytes, then a bounded scenario (fuzz_scenario.h). The
-// scenario is encoded as .qsb version 3 (bit 6 of c0 set) or 2 in blocks of
+// scenario is encoded as .qsb version 4 (bit 6 of c0 set) or 2 in blocks of
 // 1 + c0 % 64 events (version 1 when c0 is 255); when c3 != 0, the byte at
 // (c1 | c2 << 8) modulo
 // the file size is XORed with c3. Then:
@@ -37,9 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::optional<qs::Scenario> sc = qs::fuzz::ScenarioFromFuzzInput(data + 4, size - 4);
   if (!sc) return -1;
   qs::fuzz::MaybeDumpScenario(*sc);
-  // Version 1 whole, or version 3 (written; it carries entitledCapacity) or
-  // 2 (still read; without it) in blocks of 1-64 events.
-  const uint32_t version = c0 == 255 ? 1 : (c0 & 64) != 0 ? 3 : 2;
+  // Version 1 whole, or the version written (it carries every knob) or 2
+  // (still read; without entitledCapacity and victimReturn) in blocks of
+  // 1-64 events.
+  const uint32_t version = c0 == 255 ? 1 : (c0 & 64) != 0 ? qs::gen::kQsbVersion : 2;
   std::string bytes = version == 1 ? qs::gen::EncodeQsb(*sc, 1) : qs::gen::EncodeQsb(*sc, version, 1 + c0 % 64);
   if (c3 != 0) bytes[(static_cast<size_t>(c1) | static_cast<size_t>(c2) << 8) % bytes.size()] ^= static_cast<char>(c3);
 

@@ -35,5 +35,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!stats.violation_messages.empty()) first = stats.violation_messages.front();
   QS_FUZZ_CHECK(stats.invariant_violations == 0,
                 "engine checker: " << stats.invariant_violations << " violation(s); first: " << first);
+  // victimReturn BEHIND_RESERVATION is cycle-free (docs/semantics.md §6):
+  // a guard stop is a failure; IN_PLACE may cycle by design.
+  QS_FUZZ_CHECK(stats.stopped.empty() || sc->knobs.victim_return == qs::VictimReturn::kInPlace,
+                "preemption cycle under victimReturn BEHIND_RESERVATION: " << stats.stopped);
   return 0;
 }

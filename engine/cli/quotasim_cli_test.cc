@@ -102,7 +102,7 @@ TEST_F(CliTest, RunPrintsTheTableAsCsvOrJson) {
   EXPECT_NE(bad.output.find("--format must be table, csv or json"), std::string::npos) << bad.output;
 }
 
-// engine/testdata/preemption-cycle.json never ends by itself (engine_test):
+// engine/testdata/preemption-cycle.json (victimReturn IN_PLACE) never ends by itself (engine_test):
 // the run stops, exits 1 naming the file and the cycle, and writes the log
 // and summary up to the stop; --cycle-preemptions sets when.
 TEST_F(CliTest, APreemptionCycleStopsTheRunWithExitOne) {

@@ -104,6 +104,12 @@ std::string ApplyKnob(Knobs& k, const std::string& knob, const std::string& valu
     else return "expected WITHHELD or LENDABLE";
     return "";
   }
+  if (knob == "victimReturn") {
+    if (value == "BEHIND_RESERVATION") k.victim_return = VictimReturn::kBehindReservation;
+    else if (value == "IN_PLACE") k.victim_return = VictimReturn::kInPlace;
+    else return "expected BEHIND_RESERVATION or IN_PLACE";
+    return "";
+  }
   if (knob == "backfill") {
     if (value == "true") k.backfill = true;
     else if (value == "false") k.backfill = false;

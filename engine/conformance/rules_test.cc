@@ -503,6 +503,50 @@ std::vector<RuleCase> RuleCases() {
                     "1230.0 c1 SUCCEEDED", "1230.0 c2 SCHEDULED n=2 A:1", "2230.0 c2 SUCCEEDED"},
                    2230000});
 
+  // victimReturn (§6, "Preemption cycles"): two reclaims across two types.
+  // env G 3, P 3; A and B LAB (unlimited), limits G 2 and P 2 each.
+  //  0: a1 (A, G 3) takes 2 own + B:1; b1 (B, P 3) takes 2 own + A:1.
+  // 10: a2 (A, P 1) reclaims b1 and b2 (B, G 1) reclaims a1 (A visited
+  //     first: r tie 1.5, heads of the same createdAt, a2 submitted first).
+  // 30: both drains end (b1's line first: preempted first); a1 and b1 rank
+  //     before a2 and b2 (created at 0).
+  // BEHIND_RESERVATION: a2 and b2 stay the heads and start on the capacity
+  //   held for them; a1 and b1 cannot (Free 2 < 3) until 130, when both
+  //   borrow again (B's G and A's P are idle: neither head needs them).
+  // IN_PLACE: a2 and b2 lose their holds; a1 borrows B:1 again; b1 cannot
+  //   (A's head a2 is entitled to P, A lends none); round 2 dispatches a2
+  //   (Free P 3). 130: a2 ends, b1 borrows A:1, b2 (now B's head) reclaims
+  //   a1 again; 150: b2 starts on its hold; 250: b2 ends, a1 borrows B:1.
+  {
+    auto crossed = [](VictimReturn v) {
+      return ScenarioBuilder()
+          .Environment({{kG, 3}, {"ml.p4d.24xlarge", 3}})
+          .Returning(v)
+          .Share(ShareBuilder("A").Limit(kG, 2).Limit("ml.p4d.24xlarge", 2).LendAndBorrow())
+          .Share(ShareBuilder("B").Limit(kG, 2).Limit("ml.p4d.24xlarge", 2).LendAndBorrow())
+          .Submit(0, JobBuilder("a1", "A").Instances(kG, 3).Run(1000))
+          .Submit(0, JobBuilder("b1", "B").Instances("ml.p4d.24xlarge", 3).Run(1000))
+          .Submit(10, JobBuilder("a2", "A").Instances("ml.p4d.24xlarge", 1).Run(100))
+          .Submit(10, JobBuilder("b2", "B").Instances(kG, 1).Run(100))
+          .Build();
+    };
+    cases.push_back({"VictimReturnBehindReservation", crossed(VictimReturn::kBehindReservation),
+                     {"0.0 a1 SCHEDULED n=3 B:1", "0.0 b1 SCHEDULED n=3 A:1", "10.0 b1 RUNNING " + kXIn + " for=a2",
+                      "10.0 a1 RUNNING " + kXIn + " for=b2", "30.0 b1 RUNNABLE " + kX + " #1",
+                      "30.0 a1 RUNNABLE " + kX + " #1", "30.0 a2 SCHEDULED n=1", "30.0 b2 SCHEDULED n=1",
+                      "130.0 a2 SUCCEEDED", "130.0 b2 SUCCEEDED", "130.0 a1 SCHEDULED n=3 B:1",
+                      "130.0 b1 SCHEDULED n=3 A:1", "1130.0 a1 SUCCEEDED", "1130.0 b1 SUCCEEDED"},
+                     1130000});
+    cases.push_back({"VictimReturnInPlace", crossed(VictimReturn::kInPlace),
+                     {"0.0 a1 SCHEDULED n=3 B:1", "0.0 b1 SCHEDULED n=3 A:1", "10.0 b1 RUNNING " + kXIn + " for=a2",
+                      "10.0 a1 RUNNING " + kXIn + " for=b2", "30.0 b1 RUNNABLE " + kX + " #1",
+                      "30.0 a1 RUNNABLE " + kX + " #1", "30.0 a1 SCHEDULED n=3 B:1", "30.0 a2 SCHEDULED n=1",
+                      "130.0 a2 SUCCEEDED", "130.0 b1 SCHEDULED n=3 A:1", "130.0 a1 RUNNING " + kXIn + " for=b2",
+                      "150.0 a1 RUNNABLE " + kX + " #2", "150.0 b2 SCHEDULED n=1", "250.0 b2 SUCCEEDED",
+                      "250.0 a1 SCHEDULED n=3 B:1", "1130.0 b1 SUCCEEDED", "1250.0 a1 SUCCEEDED"},
+                     1250000});
+  }
+
   // unassignedCapacity LENDABLE: env 10, limits 1 (A) + 1 (L) + 5 (R,
   // RESERVE) leave 3 unassigned. x (n=3) borrows 2: "(unassigned)" has idle
   // 3, L has 1 -> all 2 from "(unassigned)".

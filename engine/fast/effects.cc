@@ -32,8 +32,10 @@ void Engine::SetStatus(int32_t id, JobStatus status) {
   j.status = status;
 }
 
-void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary) {
+void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary, bool returned) {
   Job& j = st_.jobs[id];
+  j.returned = returned;
+  j.reranked = false;
   ++j.attempt;
   SetStatus(id, JobStatus::kRunnable);
   j.reason = st_.reasons.Id(reason);
@@ -85,6 +87,8 @@ void Engine::SetPriority(int32_t id, int32_t priority) {
   if (queued) st_.shares[j.share].queue.erase(st_.QueueKeyOf(id));
   if (candidate) RemoveCandidate(id);
   j.priority = priority;
+  j.returned = false;           // a request: it ranks as any job
+  j.reranked = j.draining;      // ... also once back from its drain
   if (queued) {
     st_.shares[j.share].queue.insert(st_.QueueKeyOf(id));
     QueueChanged(j.share, id);
@@ -121,7 +125,7 @@ void Engine::EndDrain(int32_t id) {
   if (retries >= 0 && j.preempted_count > retries - (QsMutant(6) ? 1 : 0)) {
     Finish(id, JobStatus::kFailed, reasons::kPreemptionRetriesExhausted, true);
   } else {
-    MakeRunnable(id, runnable_reason, true);
+    MakeRunnable(id, runnable_reason, true, /*returned=*/!j.reranked);
   }
 }
 
@@ -145,10 +149,29 @@ void Engine::GiveToBeneficiary(int32_t id) {
 // ---------------------------------------------------------------------------
 // Queues and reservations
 
+// The head of share s (docs/semantics.md §4, and §6 "Preemption cycles"):
+// the first job in queue order, except that with victimReturn
+// BEHIND_RESERVATION a job holding a reservation stays the head while only
+// returned victims rank before it. The holder is nearly always the first.
+int32_t Engine::HeadOf(int32_t s) const {
+  const Share& sh = st_.shares[s];
+  if (sh.queue.empty()) return kNone;
+  const int32_t front = sh.queue.begin()->id;
+  const int32_t r = sh.res_job;
+  if (r == kNone || r == front || st_.knobs.victim_return != VictimReturn::kBehindReservation ||
+      st_.jobs[r].status != JobStatus::kRunnable) {
+    return front;
+  }
+  for (auto it = sh.queue.begin(); it != sh.queue.end() && it->id != r; ++it) {
+    if (!st_.jobs[it->id].returned) return front;
+  }
+  return r;
+}
+
 void Engine::QueueChanged(int32_t s, int32_t id) {
   Share& sh = st_.shares[s];
   const int32_t old_head = sh.head;
-  const int32_t new_head = sh.queue.empty() ? kNone : sh.queue.begin()->id;
+  const int32_t new_head = HeadOf(s);
   if (old_head != new_head) {
     const uint64_t bit = uint64_t{1} << s;
     if (old_head != kNone && st_.jobs[old_head].unit != kNone) settling_.unit_heads[st_.jobs[old_head].unit] &= ~bit;
@@ -183,11 +206,18 @@ void Engine::DropReservation(int32_t id) {
   j.pending_victims = 0;
   ++j.res_epoch;
   round_dropped_ = true;  // capacity others may use appeared mid-pass
+  // A share blocked earlier in this pass ran its backfill before this
+  // capacity appeared and is skipped by the rest of the pass (as in the
+  // reference engine): the next pass must run its backfill again, so it is
+  // not skipped as "nothing changed" (found by the differential fuzzer).
+  if (st_.knobs.backfill && blocked_ != 0) dirty_ = true;
   Share& sh = st_.shares[j.share];
   if (sh.res_job == id) {
     sh.res_job = kNone;
     sh.res_unit = kNone;
     settling_.with_res &= ~(uint64_t{1} << j.share);
+    // A holder that stayed the head ahead of returned victims is no longer.
+    if (sh.head == id && st_.knobs.victim_return == VictimReturn::kBehindReservation) QueueChanged(j.share, id);
   }
 }
 

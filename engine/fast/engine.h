@@ -126,7 +126,7 @@ class Engine {
   void RunPass();
   bool LookAt(int32_t s, int32_t id);
   bool Phase1(int32_t s);
-  bool Backfill(int32_t s);
+  bool Backfill(int32_t s, int32_t head);
   void BlockOutsidePhase1(int32_t s);
   bool Phase2Eligible(int32_t s);
   bool Phase2();
@@ -141,7 +141,7 @@ class Engine {
 
   // --- effects.cc: changes to jobs and accounts, and their records
   void SetStatus(int32_t id, JobStatus st);
-  void MakeRunnable(int32_t id, std::string_view reason, bool with_summary = false);
+  void MakeRunnable(int32_t id, std::string_view reason, bool with_summary = false, bool returned = false);
   void Finish(int32_t id, JobStatus st, std::string_view reason, bool with_summary);
   void SetReason(int32_t id, std::string_view reason);
   void SetPriority(int32_t id, int32_t priority);
@@ -160,6 +160,7 @@ class Engine {
   void ForEachCandidateTree(int32_t id, Fn&& fn);
   // After job `id` entered or left share s's queue: the cached head, and the
   // share unsettled if its head changed or is `id`.
+  int32_t HeadOf(int32_t s) const;
   void QueueChanged(int32_t s, int32_t id);
   // Share s's counters on u changed: the invariant checker's pair, the
   // share's order key, and the shares whose head needs u. `lending`: only

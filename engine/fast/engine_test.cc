@@ -96,14 +96,16 @@ TEST(NotebookExampleTest, FullEventLogMatchesGoldenFile) {
 
 // A scenario the differential fuzzer found: after an environment update,
 // j7 (S1) borrows u0 from S2 and j6 (S2) borrows u2 from S0; S1's j1
-// reclaims u2 from j6 and S2's j4 reclaims u0 from j7. Both victims come
-// back to RUNNABLE in their old places, ahead of the jobs they were
-// preempted for (j7 is older than j1, j6 has a higher priority than j4), so
-// those lose their holds, the victims borrow again, and so on for ever. The
-// run must stop, say why, and keep its invariants up to the stop.
+// reclaims u2 from j6 and S2's j4 reclaims u0 from j7. With victimReturn
+// IN_PLACE both victims come back to RUNNABLE in their old places, ahead of
+// the jobs they were preempted for (j7 is older than j1, j6 has a higher
+// priority than j4), so those lose their holds, the victims borrow again,
+// and so on for ever. The run must stop, say why, and keep its invariants
+// up to the stop.
 TEST(PreemptionCycleTest, ARunCaughtInACycleStopsAndSaysWhy) {
   absl::StatusOr<Scenario> sc = LoadScenarioFile(QS_SOURCE_DIR "/engine/testdata/preemption-cycle.json");
   ASSERT_TRUE(sc.ok()) << sc.status().message();
+  ASSERT_EQ(sc->knobs.victim_return, VictimReturn::kInPlace);  // the file says so
   SimTime last_end = 0;
   for (int64_t k : {100, 300}) {
     RunOptions o;
@@ -130,6 +132,34 @@ TEST(PreemptionCycleTest, ARunCaughtInACycleStopsAndSaysWhy) {
   RunOptions o;
   o.cycle_preemptions = 1;
   EXPECT_NE(testing::CaptureFast(Notebook(), o).stats.stopped.find("was preempted 1 times"), std::string::npos);
+}
+
+// The same scenario under the default, victimReturn BEHIND_RESERVATION: j7
+// and j6 come back behind j1 and j4, which keep the capacity reclaimed for
+// them and start at the next pass (1170); no preemption follows, and both
+// engines write the same log with no invariant violation.
+TEST(PreemptionCycleTest, VictimsReturningBehindTheHolderEndTheCycle) {
+  absl::StatusOr<Scenario> sc = LoadScenarioFile(QS_SOURCE_DIR "/engine/testdata/preemption-cycle.json");
+  ASSERT_TRUE(sc.ok()) << sc.status().message();
+  ASSERT_EQ(sc->knobs.victim_return, VictimReturn::kInPlace);  // as the file says
+  sc->knobs.victim_return = VictimReturn::kBehindReservation;
+  RunOptions o;
+  o.full_invariant_check = true;
+  const testing::Captured fast = testing::CaptureFast(*sc, o);
+  const testing::Captured ref = testing::CaptureReference(*sc);
+  EXPECT_EQ(fast.stats.stopped, "");
+  EXPECT_EQ(fast.stats.invariant_violations, 0);
+  EXPECT_EQ(testing::FirstDifference(fast.log, ref.log), "");
+  EXPECT_NE(fast.log.find(R"({"time": 1170.0, "jobName": "j1", "quotaShareName": "S1", "status": "SCHEDULED")"),
+            std::string::npos);
+  EXPECT_NE(fast.log.find(R"({"time": 1170.0, "jobName": "j4", "quotaShareName": "S2", "status": "SCHEDULED")"),
+            std::string::npos);
+  size_t preemptions = 0;
+  for (size_t at = fast.log.find("PREEMPTION_IN_PROGRESS"); at != std::string::npos;
+       at = fast.log.find("PREEMPTION_IN_PROGRESS", at + 1)) {
+    ++preemptions;
+  }
+  EXPECT_EQ(preemptions, 2u);
 }
 
 // docs/semantics.md §6: a share's own borrowing job is never a cross-share

@@ -79,11 +79,11 @@ bool Engine::Phase1(int32_t s) {
     if (id == kNone) return progress;
     if (!LookAt(s, id)) {
       if (QsMutant(7)) {
-        progress |= Backfill(s);
+        progress |= Backfill(s, id);
         return progress;
       }
       blocked_ |= uint64_t{1} << s;
-      if (st_.knobs.backfill) progress |= Backfill(s);
+      if (st_.knobs.backfill) progress |= Backfill(s, id);
       return progress;
     }
     const Job& j = st_.jobs[id];
@@ -101,18 +101,19 @@ bool Engine::Phase1(int32_t s) {
       // cannot cover the head even with every victim drained is given up.
       if (st_.FreeFor(id) < j.n) DropReservation(id);  // a no-op without one
     }
-    if (st_.knobs.backfill) progress |= Backfill(s);
+    if (st_.knobs.backfill) progress |= Backfill(s, id);
     return progress;
   }
 }
 
-bool Engine::Backfill(int32_t s) {
+// Backfill behind `head`, the head phase 1 stopped at (§4 phase 1).
+bool Engine::Backfill(int32_t s, int32_t head) {
   std::vector<int32_t> later;
-  auto it = st_.shares[s].queue.begin();
-  if (it == st_.shares[s].queue.end()) return false;
   // A head holding a reservation counts on the share's own headroom too.
-  if (const Job& head = st_.jobs[it->id]; head.hold > 0 || head.pending_victims > 0) return false;
-  for (++it; it != st_.shares[s].queue.end(); ++it) later.push_back(it->id);
+  if (const Job& h = st_.jobs[head]; h.hold > 0 || h.pending_victims > 0) return false;
+  for (const QueueKey& k : st_.shares[s].queue) {
+    if (k.id != head) later.push_back(k.id);
+  }
   bool progress = false;
   for (int32_t id : later) {
     if (!LookAt(s, id)) continue;

@@ -103,6 +103,11 @@ struct Job {
   bool draining = false;
   PreemptionType drain_type = PreemptionType::kNone;
   bool has_parts = false;  // an entry in FastState::parts
+  // RUNNABLE again after a preemption drain, with no priority change since:
+  // with victimReturn BEHIND_RESERVATION it does not take the head from
+  // its share's reservation holder (Engine::HeadOf).
+  bool returned = false;
+  bool reranked = false;  // its priority changed while it drained
   JobOutcome outcome = JobOutcome::kSucceeded;
   uint32_t res_epoch = 0;
   // While dispatched.
@@ -137,7 +142,7 @@ struct Share {
   int32_t res_job = kNone;   // job holding a reservation, if any
   int32_t res_unit = kNone;  // its instance type
   int32_t name_rank = 0;     // rank of the name among all shares
-  int32_t head = kNone;      // queue.begin()->id, kNone if empty
+  int32_t head = kNone;      // Engine::HeadOf: queue.begin()->id or the reservation holder; kNone if empty
 };
 
 // Status reasons by id: Id() interns a text by content (a stable copy the

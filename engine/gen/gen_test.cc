@@ -237,6 +237,17 @@ TEST(QsbTest, ReadsVersion1AndManyBlocksAlike) {
     ASSERT_TRUE(back.ok()) << back.status().message();
     EXPECT_EQ(back->knobs.entitled_capacity, EntitledCapacity::kWithheld) << "version " << old;
   }
+  // victimReturn likewise from version 4 on.
+  Scenario in_place = sc;
+  in_place.knobs.victim_return = VictimReturn::kInPlace;
+  absl::StatusOr<Scenario> v4 = DecodeQsb(EncodeQsb(in_place, 4, 97), sc.source);
+  ASSERT_TRUE(v4.ok()) << v4.status().message();
+  EXPECT_EQ(ScenarioToJson(*v4), ScenarioToJson(in_place));
+  for (uint32_t old : {1u, 2u, 3u}) {
+    absl::StatusOr<Scenario> back = DecodeQsb(EncodeQsb(in_place, old, 97), sc.source);
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(back->knobs.victim_return, VictimReturn::kBehindReservation) << "version " << old;
+  }
   // Decoding in parallel gives the same scenario at any thread count.
   const std::string blocks = EncodeQsb(sc, 2, 64);
   tbb::task_arena a1(1), a2(2);

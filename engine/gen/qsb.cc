@@ -402,6 +402,7 @@ void PutHead(Writer& w, const Scenario& s, size_t nevents, uint32_t version) {
   w.B(k.backfill);
   w.E8(k.unassigned_capacity);
   if (version >= 3) w.E8(k.entitled_capacity);
+  if (version >= 4) w.E8(k.victim_return);
   w.B(k.horizon.has_value());
   if (k.horizon) w.I(*k.horizon);
   w.I(s.submit_count);
@@ -457,6 +458,7 @@ Scenario GetHead(Reader& rd, std::string_view source, uint32_t version) {
   k.backfill = rd.B();
   k.unassigned_capacity = rd.E8<UnassignedCapacity>(2, "unassignedCapacity");
   if (version >= 3) k.entitled_capacity = rd.E8<EntitledCapacity>(2, "entitledCapacity");
+  if (version >= 4) k.victim_return = rd.E8<VictimReturn>(2, "victimReturn");
   if (rd.B()) k.horizon = rd.Time("horizonSeconds");
   s.submit_count = rd.I();
   return s;
@@ -817,8 +819,8 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   std::memcpy(&version, bytes.data() + 4, 4);
   const uint64_t size = Get64(bytes, 8);
   const uint64_t sum = Get64(bytes, 16);
-  if (version < 1 || version > 3) {
-    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1, 2 and 3)"));
+  if (version < 1 || version > 4) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 4)"));
   }
   if (size != bytes.size() - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
   const std::string_view payload = bytes.substr(kHeaderBytes);
@@ -908,8 +910,8 @@ absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::OpenImpl(std::uniq
   std::memcpy(&version, header.data() + 4, 4);
   const uint64_t payload = Get64(header, 8);
   const uint64_t sum = Get64(header, 16);
-  if (version < 1 || version > 3) {
-    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1, 2 and 3)"));
+  if (version < 1 || version > 4) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 4)"));
   }
   if (payload != size - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
   if (version == 1) {

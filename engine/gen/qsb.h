@@ -15,7 +15,10 @@
 // type (the Request variant index) and the request's fields in declaration
 // order (engine/model/scenario.h).
 //
-//  * Version 3 (written): version 2 with the knob entitledCapacity in the
+//  * Version 4 (written): version 3 with the knob victimReturn in the head,
+//    after entitledCapacity. Versions 1 to 3 hold no such knob: read, it has
+//    its default (BEHIND_RESERVATION), as in a JSON scenario without the key.
+//  * Version 3 (still read): version 2 with the knob entitledCapacity in the
 //    head, after unassignedCapacity. Versions 1 and 2 hold no such knob: read,
 //    it has its default (WITHHELD), as in a JSON scenario without the key;
 //    EncodeQsb writes them (for the reader's tests) without it.
@@ -51,11 +54,11 @@
 
 namespace qs::gen {
 
-inline constexpr uint32_t kQsbVersion = 3;     // written; 1, 2 and 3 are read
-inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (versions 2 and 3)
+inline constexpr uint32_t kQsbVersion = 4;     // written; 1 to 4 are read
+inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (versions 2 to 4)
 
 // versions 1 and 2 are kept for tests of the reader's compatibility;
-// block_events (versions 2 and 3) is a parameter so that tests can make many
+// block_events (versions 2 to 4) is a parameter so that tests can make many
 // small blocks.
 std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
                       size_t block_events = kQsbBlockEvents);
@@ -111,7 +114,7 @@ struct QsbParts {
 };
 QsbParts EncodeQsbParts(const Scenario& head, size_t nevents, const QsbEventRange& events,
                         size_t block_events = kQsbBlockEvents, uint32_t version = kQsbVersion);
-// The pieces of version 3 (or 2) for a writer that encodes the blocks itself (a
+// The pieces of version 4 (or 2, 3) for a writer that encodes the blocks itself (a
 // streaming `gen`): each block is QsbEventWriter bytes of consecutive
 // events; QsbPrefix is what precedes the blocks in the file, given every
 // block's events, bytes and QsbChecksum. EncodeQsbParts is built on them.

@@ -201,6 +201,8 @@ constexpr EnumName<UnassignedCapacity> kUnassigned[] = {{"UNUSED", UnassignedCap
                                                         {"LENDABLE", UnassignedCapacity::kLendable}};
 constexpr EnumName<EntitledCapacity> kEntitled[] = {{"WITHHELD", EntitledCapacity::kWithheld},
                                                      {"LENDABLE", EntitledCapacity::kLendable}};
+constexpr EnumName<VictimReturn> kVictimReturns[] = {{"BEHIND_RESERVATION", VictimReturn::kBehindReservation},
+                                                      {"IN_PLACE", VictimReturn::kInPlace}};
 constexpr EnumName<JobOutcome> kOutcomes[] = {{"SUCCEEDED", JobOutcome::kSucceeded},
                                               {"FAILED", JobOutcome::kFailed}};
 
@@ -235,6 +237,9 @@ absl::StatusOr<UnassignedCapacity> AsUnassigned(const Reader& r, const Json& v, 
 }
 absl::StatusOr<EntitledCapacity> AsEntitled(const Reader& r, const Json& v, const Path& p) {
   return AsEnum(r, v, p, kEntitled);
+}
+absl::StatusOr<VictimReturn> AsVictimReturn(const Reader& r, const Json& v, const Path& p) {
+  return AsEnum(r, v, p, kVictimReturns);
 }
 absl::StatusOr<JobOutcome> AsOutcome(const Reader& r, const Json& v, const Path& p) {
   return AsEnum(r, v, p, kOutcomes);
@@ -723,7 +728,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
       v, path,
       {"submitLatencySeconds", "provisionSeconds", "downloadSeconds", "schedulingIntervalSeconds",
        "preemptionDrainSeconds", "shareOrder", "victimOrder", "backfill", "unassignedCapacity",
-       "entitledCapacity", "horizonSeconds"}));
+       "entitledCapacity", "victimReturn", "horizonSeconds"}));
   Knobs k;
   QS_RETURN_IF_ERROR(Get(r, v, path, "submitLatencySeconds", AsSeconds, &k.submit_latency));
   QS_RETURN_IF_ERROR(Get(r, v, path, "provisionSeconds", AsSeconds, &k.provision));
@@ -736,6 +741,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
   QS_RETURN_IF_ERROR(Get(r, v, path, "backfill", AsBool, &k.backfill));
   QS_RETURN_IF_ERROR(Get(r, v, path, "unassignedCapacity", AsUnassigned, &k.unassigned_capacity));
   QS_RETURN_IF_ERROR(Get(r, v, path, "entitledCapacity", AsEntitled, &k.entitled_capacity));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "victimReturn", AsVictimReturn, &k.victim_return));
   QS_RETURN_IF_ERROR(Get(r, v, path, "horizonSeconds", AsSeconds, &k.horizon));
   return k;
 }

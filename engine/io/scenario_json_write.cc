@@ -256,6 +256,7 @@ OrderedJson KnobsJson(const Knobs& k) {
   knobs["backfill"] = k.backfill;
   knobs["unassignedCapacity"] = UnassignedCapacityName(k.unassigned_capacity);
   knobs["entitledCapacity"] = EntitledCapacityName(k.entitled_capacity);
+  knobs["victimReturn"] = VictimReturnName(k.victim_return);
   if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
   return knobs;
 }

@@ -174,7 +174,8 @@ TEST(ShareTableTest, SummaryCarriesItsProvenance) {
   EXPECT_EQ(j["run"]["simulation"]["shareOrder"], "UNDER_LIMIT_FIRST");
   EXPECT_TRUE(j["run"]["simulation"]["horizonSeconds"].is_null());
   EXPECT_EQ(j["run"]["simulation"]["entitledCapacity"], "WITHHELD");
-  EXPECT_EQ(j["run"]["simulation"].size(), 11u);  // every knob of the scenario format
+  EXPECT_EQ(j["run"]["simulation"]["victimReturn"], "BEHIND_RESERVATION");
+  EXPECT_EQ(j["run"]["simulation"].size(), 12u);  // every knob of the scenario format
   EXPECT_EQ(j["run"]["completed"], true);
   EXPECT_TRUE(j["run"]["stopped"].is_null());
   s.run->stopped = "stopped in a preemption cycle";

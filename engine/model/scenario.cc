@@ -38,6 +38,10 @@ const char* EntitledCapacityName(EntitledCapacity e) {
   return e == EntitledCapacity::kWithheld ? "WITHHELD" : "LENDABLE";
 }
 
+const char* VictimReturnName(VictimReturn v) {
+  return v == VictimReturn::kBehindReservation ? "BEHIND_RESERVATION" : "IN_PLACE";
+}
+
 const char* ActionName(const Request& r) {
   static constexpr const char* kNames[] = {
       "SubmitServiceJob",   "UpdateServiceJob",         "TerminateServiceJob", "CreateQuotaShare",

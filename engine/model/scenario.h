@@ -43,6 +43,11 @@ enum class UnassignedCapacity : uint8_t { kUnused, kLendable };
 // Whether a share lends capacity its own head is waiting for
 // (docs/semantics.md §3, "Entitled capacity"): WITHHELD (default) or LENDABLE.
 enum class EntitledCapacity : uint8_t { kWithheld, kLendable };
+// Where a job coming back from a preemption drain re-enters its share's queue
+// relative to a job of that share holding capacity reclaimed for it
+// (docs/semantics.md §6, "Preemption cycles"): BEHIND_RESERVATION (default;
+// the holder stays the head) or IN_PLACE (at its old place, ahead of it).
+enum class VictimReturn : uint8_t { kBehindReservation, kInPlace };
 enum class JobOutcome : uint8_t { kSucceeded, kFailed };
 
 // API spellings ("LEND_AND_BORROW", "ENABLED", ...).
@@ -52,6 +57,7 @@ const char* ShareOrderName(ShareOrder o);
 const char* VictimOrderName(VictimOrder o);
 const char* UnassignedCapacityName(UnassignedCapacity u);
 const char* EntitledCapacityName(EntitledCapacity e);
+const char* VictimReturnName(VictimReturn v);
 
 // {capacityUnit, maxCapacity}. maxCapacity is an int32 in the API; the parser
 // rejects non-integers and values outside int32 as malformed, and leaves range
@@ -76,6 +82,7 @@ struct Knobs {
   bool backfill = false;
   UnassignedCapacity unassigned_capacity = UnassignedCapacity::kUnused;
   EntitledCapacity entitled_capacity = EntitledCapacity::kWithheld;  // entitledCapacity
+  VictimReturn victim_return = VictimReturn::kBehindReservation;      // victimReturn
   std::optional<SimTime> horizon;  // horizonSeconds: no event after it is processed
 
   bool operator==(const Knobs&) const = default;

@@ -193,6 +193,8 @@ void Engine::ProcessInternal(const InternalEvent& e) {
         Commit(j, JobStatus::kFailed, reasons::kPreemptionRetriesExhausted, rec);
       } else {
         j.runnable_since = now_;
+        j.returned = !j.reranked;
+        j.reranked = false;
         Commit(j, JobStatus::kRunnable, runnable_reason, rec);
       }
       break;
@@ -280,7 +282,12 @@ void Engine::OnUpdateJob(const ScenarioEvent& ev, const UpdateServiceJobRequest&
     Reject(ev, st);
     return;
   }
-  jobs_[static_cast<size_t>(ji)].priority = *r.scheduling_priority;
+  Job& j = jobs_[static_cast<size_t>(ji)];
+  if (j.priority != *r.scheduling_priority) {
+    j.returned = false;  // a request: it ranks as any job ...
+    if (j.draining) j.reranked = true;  // ... also once back from its drain
+  }
+  j.priority = *r.scheduling_priority;
 }
 
 void Engine::OnTerminate(const ScenarioEvent& ev, const TerminateServiceJobRequest& r) {

@@ -90,6 +90,11 @@ struct Job {
 
   // Reservation (RUNNABLE head waiting on a preemption it triggered).
   bool has_reservation = false;
+  // RUNNABLE again after a preemption drain, with no dispatch or priority
+  // update since: with victimReturn BEHIND_RESERVATION it does not take the
+  // head from a job of its share holding a reservation (§6).
+  bool returned = false;
+  bool reranked = false;  // its priority changed while it drained
   int64_t hold = 0;
 
   bool in_held = false;       // listed in Engine::held_
@@ -361,12 +366,29 @@ class Engine {
     if (x.created_at != y.created_at) return x.created_at < y.created_at;
     return a < b;  // job index = submission order
   }
+  // The first RUNNABLE job in queue order; with victimReturn
+  // BEHIND_RESERVATION, a RUNNABLE job holding a reservation that only
+  // returned victims rank before (§6, "Preemption cycles").
   int Head(int s) const {
     int best = kNone;
     for (int i : live_[static_cast<size_t>(s)]) {
       const Job& j = jobs_[static_cast<size_t>(i)];
       if (j.status != JobStatus::kRunnable) continue;
       if (best == kNone || QueueBefore(static_cast<int>(i), best)) best = static_cast<int>(i);
+    }
+    if (best == kNone || sc_.knobs.victim_return != VictimReturn::kBehindReservation ||
+        jobs_[static_cast<size_t>(best)].has_reservation) {
+      return best;
+    }
+    for (int h : live_[static_cast<size_t>(s)]) {
+      const Job& holder = jobs_[static_cast<size_t>(h)];
+      if (holder.status != JobStatus::kRunnable || !holder.has_reservation) continue;
+      bool only_returned_before = true;
+      for (int i : live_[static_cast<size_t>(s)]) {
+        const Job& j = jobs_[static_cast<size_t>(i)];
+        if (j.status == JobStatus::kRunnable && QueueBefore(i, h) && !j.returned) only_returned_before = false;
+      }
+      if (only_returned_before) return h;
     }
     return best;
   }

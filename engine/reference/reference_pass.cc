@@ -110,6 +110,7 @@ void Engine::Dispatch(int ji, int64_t own, std::vector<Part> parts) {
   if (jobs_[static_cast<size_t>(ji)].has_reservation) DropReservation(ji);
   NoteHeld(ji);
   Job& j = jobs_[static_cast<size_t>(ji)];
+  j.returned = false;
   j.own = own;
   j.parts = std::move(parts);
   if (!j.parts.empty()) NoteBorrower(ji);

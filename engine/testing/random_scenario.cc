@@ -70,6 +70,7 @@ Scenario RandomScenario(uint64_t seed, const RandomScenarioOptions& opt) {
     k.backfill = rng.Chance(20);
     if (rng.Chance(25)) k.unassigned_capacity = UnassignedCapacity::kLendable;
     if (rng.Chance(25)) k.entitled_capacity = EntitledCapacity::kLendable;
+    if (rng.Chance(25)) k.victim_return = VictimReturn::kInPlace;
     if (rng.Chance(15)) k.horizon = rng.In(100, 3000) * 1000;
   }
 

@@ -348,6 +348,10 @@ class ScenarioBuilder {
     sc_.knobs.unassigned_capacity = u;
     return *this;
   }
+  ScenarioBuilder& Returning(VictimReturn v) {
+    sc_.knobs.victim_return = v;
+    return *this;
+  }
   ScenarioBuilder& Entitled(EntitledCapacity e) {
     sc_.knobs.entitled_capacity = e;
     return *this;
