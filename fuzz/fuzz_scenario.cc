@@ -191,6 +191,7 @@ Scenario Decode(FuzzedDataProvider& p) {
       if (OneIn(p, 8)) r.outcome = JobOutcome::kFailed;
       if (OneIn(p, 6)) r.retry_attempts = p.ConsumeIntegralInRange<int64_t>(1, 3);
       if (OneIn(p, 8)) r.attempt_duration_seconds = p.ConsumeIntegralInRange<int64_t>(1, 400);
+      if (OneIn(p, 8)) r.max_runtime_seconds = p.ConsumeIntegralInRange<int64_t>(1, 400);
       if (OneIn(p, 3)) r.preemption_retries = p.ConsumeIntegralInRange<int64_t>(0, 2);
       add(t, std::move(r));
     } else if (kind <= 9) {

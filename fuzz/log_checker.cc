@@ -455,9 +455,20 @@ void LogChecker::OnJob(const JobRecord& r) {
                                       << JobStatusName(r.status) << " at t=" << t);
         break;
       case JobStatus::kRunning: {
-        const SimTime timeout = req.attempt_duration_seconds ? *req.attempt_duration_seconds * kMillisPerSecond : -1;
-        const bool timed_out = timeout >= 0 && req.run_time > timeout;
-        const SimTime end = j.status_time + (timed_out ? timeout : req.run_time);
+        // The run, cut by timeoutConfig.attemptDurationSeconds or, if it
+        // comes first, StoppingCondition.MaxRuntimeInSeconds (§5).
+        SimTime run = req.run_time;
+        std::string_view stop_reason;
+        if (req.attempt_duration_seconds && *req.attempt_duration_seconds * kMillisPerSecond < run) {
+          run = *req.attempt_duration_seconds * kMillisPerSecond;
+          stop_reason = reasons::kAttemptTimeout;
+        }
+        if (req.max_runtime_seconds && *req.max_runtime_seconds * kMillisPerSecond < run) {
+          run = *req.max_runtime_seconds * kMillisPerSecond;
+          stop_reason = reasons::kMaxRuntimeExceeded;
+        }
+        const bool timed_out = !stop_reason.empty();
+        const SimTime end = j.status_time + run;
         QS_FUZZ_CHECK(t == end, "timing: " << name << " RUNNING at t=" << j.status_time << " ended at t=" << t
                                            << ", expected t=" << end);
         if (!timed_out && req.outcome == JobOutcome::kSucceeded) {
@@ -465,7 +476,7 @@ void LogChecker::OnJob(const JobRecord& r) {
                         "invariant 4: " << name << " should have SUCCEEDED, got " << JobStatusName(r.status));
         } else {
           ++j.attempts_used;
-          const std::string_view why = timed_out ? reasons::kAttemptTimeout : reasons::kSimulatedFailure;
+          const std::string_view why = timed_out ? stop_reason : reasons::kSimulatedFailure;
           const JobStatus expect =
               j.attempts_used < req.retry_attempts.value_or(1) ? JobStatus::kRunnable : JobStatus::kFailed;
           QS_FUZZ_CHECK(r.status == expect && r.status_reason == why,

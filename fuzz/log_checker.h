@@ -30,7 +30,8 @@
 //                dispatched ahead of returned victims
 //  entitled      (entitledCapacity WITHHELD) no share lends a unit while its
 //  capacity      head waits for that unit within its own limit
-//  timing        latencies, run times, timeouts, drains, retries and
+//  timing        latencies, run times, timeouts (attemptDurationSeconds and
+//                StoppingCondition.MaxRuntimeInSeconds), drains, retries and
 //                preemption-retry limits as the scenario says
 //
 // Usage:

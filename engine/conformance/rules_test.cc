@@ -411,6 +411,27 @@ std::vector<RuleCase> RuleCases() {
         "60.0 ok SUCCEEDED", "60.0 t SCHEDULED n=1", "120.0 t FAILED " + kTimeout},
        120000});
 
+  // StoppingCondition.MaxRuntimeInSeconds (§5): env 4, A RESERVE L=4, all
+  // RUNNING at 0. m (run 100, limit 50, 2 attempts) is stopped at 50 with
+  // SageMaker's reason, re-queued and dispatched again at once (nothing
+  // waits ahead of it), stopped again at 100 (FAILED). tie (attempt
+  // duration 50 = MaxRuntime 50): Batch's own timeout reason. exact (run 100
+  // = MaxRuntime 100) is no stop: SUCCEEDED at 100.
+  const std::string kMaxRuntime = S(reasons::kMaxRuntimeExceeded);
+  cases.push_back(
+      {"MaxRuntimeInSecondsStopsTheAttempt",
+       ScenarioBuilder()
+           .Environment({{kG, 4}})
+           .Share(ShareBuilder("A").Limit(kG, 4).Reserve())
+           .Submit(0, JobBuilder("m", "A").Priority(1).MaxRuntime(50).RetryAttempts(2).Run(100))
+           .Submit(0, JobBuilder("tie", "A").AttemptDuration(50).MaxRuntime(50).Run(100))
+           .Submit(0, JobBuilder("exact", "A").MaxRuntime(100).Run(100))
+           .Build(),
+       {"0.0 m SCHEDULED n=1", "0.0 tie SCHEDULED n=1", "0.0 exact SCHEDULED n=1",
+        "50.0 m RUNNABLE " + kMaxRuntime, "50.0 tie FAILED " + kTimeout, "50.0 m SCHEDULED n=1",
+        "100.0 exact SUCCEEDED", "100.0 m FAILED " + kMaxRuntime},
+       100000});
+
   // schedulingIntervalSeconds 30: j1 becomes RUNNABLE at 10, no pass at 10;
   // a tick at 30 dispatches it. j2 (RUNNABLE at 40) is looked at by the
   // ticks at 60, 90, 120 (env busy); j1 ends at 130 (no pass: 130 % 30 != 0)

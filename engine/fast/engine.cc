@@ -128,10 +128,12 @@ void Engine::ApplyInternalEvent(const Event& ev) {
       if (j.status != JobStatus::kStarting || j.attempt != ev.tag || j.draining) return;
       SetStatus(ev.job, JobStatus::kRunning);
       EmitJob(ev.job, JobStatus::kRunning, st_.reasons.Text(j.reason));
+      // The attempt ends when it has run its time, or at its limit: Batch's
+      // timeout (aux 1) or SageMaker's MaxRuntimeInSeconds (aux 2).
       const SimTime run = j.run_time;
       const int64_t limit = j.attempt_limit_s;
       if (limit >= 0 && run > limit * kMillisPerSecond) {
-        Push(now_ + limit * kMillisPerSecond, EventType::kAttemptEnd, ev.job, j.attempt, 1);
+        Push(now_ + limit * kMillisPerSecond, EventType::kAttemptEnd, ev.job, j.attempt, j.limit_is_max_runtime ? 2 : 1);
       } else {
         Push(now_ + run, EventType::kAttemptEnd, ev.job, j.attempt, 0);
       }
@@ -140,13 +142,15 @@ void Engine::ApplyInternalEvent(const Event& ev) {
     case EventType::kAttemptEnd: {
       if (j.status != JobStatus::kRunning || j.attempt != ev.tag || j.draining) return;
       Progress();
-      const bool timeout = ev.aux == 1;
+      const bool stopped = ev.aux != 0;
       Release(ev.job);
-      if (!timeout && j.outcome == JobOutcome::kSucceeded) {
+      if (!stopped && j.outcome == JobOutcome::kSucceeded) {
         Finish(ev.job, JobStatus::kSucceeded, "", false);
         return;
       }
-      std::string_view why = timeout ? reasons::kAttemptTimeout : reasons::kSimulatedFailure;
+      std::string_view why = ev.aux == 1   ? reasons::kAttemptTimeout
+                             : ev.aux == 2 ? reasons::kMaxRuntimeExceeded
+                                           : reasons::kSimulatedFailure;
       ++j.failed_attempts;
       if (j.failed_attempts < j.retry_attempts) {
         MakeRunnable(ev.job, why);

@@ -111,6 +111,11 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   j.outcome = r.outcome;
   j.retry_attempts = static_cast<int16_t>(r.retry_attempts.value_or(1));
   j.attempt_limit_s = static_cast<int32_t>(r.attempt_duration_seconds.value_or(-1));
+  j.limit_is_max_runtime = false;
+  if (r.max_runtime_seconds && (j.attempt_limit_s < 0 || *r.max_runtime_seconds < j.attempt_limit_s)) {
+    j.attempt_limit_s = static_cast<int32_t>(*r.max_runtime_seconds);
+    j.limit_is_max_runtime = true;
+  }
   j.preemption_retries = static_cast<int32_t>(r.preemption_retries.value_or(-1));
   st_.rank_job[j.name_rank] = id;
   ++stats_.jobs_submitted;

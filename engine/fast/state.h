@@ -108,6 +108,7 @@ struct Job {
   // its share's reservation holder (Engine::HeadOf).
   bool returned = false;
   bool reranked = false;  // its priority changed while it drained
+  bool limit_is_max_runtime = false;  // attempt_limit_s is SageMaker's MaxRuntimeInSeconds
   JobOutcome outcome = JobOutcome::kSucceeded;
   uint32_t res_epoch = 0;
   // While dispatched.
@@ -123,7 +124,10 @@ struct Job {
   int32_t preempted_count = 0;
   int32_t beneficiary = -1;
   uint32_t beneficiary_epoch = 0;
-  int32_t attempt_limit_s = -1;     // timeoutConfig.attemptDurationSeconds, -1 none
+  // The earlier of timeoutConfig.attemptDurationSeconds and
+  // StoppingCondition.MaxRuntimeInSeconds (-1: neither); which one it is
+  // (Batch's timeout wins a tie) is limit_is_max_runtime.
+  int32_t attempt_limit_s = -1;
   int32_t preemption_retries = -1;  // preemptionRetriesBeforeTermination, -1 none
   int16_t retry_attempts = 1;       // retryStrategy.attempts (validated 1..10)
   int16_t failed_attempts = 0;      // < retry_attempts

@@ -237,6 +237,21 @@ TEST(QsbTest, ReadsVersion1AndManyBlocksAlike) {
     ASSERT_TRUE(back.ok()) << back.status().message();
     EXPECT_EQ(back->knobs.entitled_capacity, EntitledCapacity::kWithheld) << "version " << old;
   }
+  // A submission's MaxRuntimeInSeconds from version 5 on: it round-trips
+  // there and is absent when read from version 4.
+  Scenario with_limit = sc;
+  for (ScenarioEvent& ev : with_limit.events) {
+    if (auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
+      r->max_runtime_seconds = 3600;
+      break;
+    }
+  }
+  absl::StatusOr<Scenario> v5 = DecodeQsb(EncodeQsb(with_limit, 5, 97), sc.source);
+  ASSERT_TRUE(v5.ok()) << v5.status().message();
+  EXPECT_EQ(ScenarioToJson(*v5), ScenarioToJson(with_limit));
+  absl::StatusOr<Scenario> v4_limit = DecodeQsb(EncodeQsb(with_limit, 4, 97), sc.source);
+  ASSERT_TRUE(v4_limit.ok()) << v4_limit.status().message();
+  EXPECT_EQ(ScenarioToJson(*v4_limit), ScenarioToJson(sc));
   // victimReturn likewise from version 4 on.
   Scenario in_place = sc;
   in_place.knobs.victim_return = VictimReturn::kInPlace;

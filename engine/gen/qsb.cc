@@ -42,6 +42,7 @@ std::optional<std::string_view> ViewOf(const std::optional<std::string>& s) {
 
 class Writer {
  public:
+  uint32_t version = kQsbVersion;  // of the file written (fields added later are not in older ones)
   void U(uint64_t v) {
     while (v >= 0x80) {
       out.push_back(static_cast<char>((v & 0x7f) | 0x80));
@@ -89,7 +90,8 @@ class Writer {
 
 class Reader {
  public:
-  Reader(std::string_view data, size_t base) : d_(data), base_(base) {}
+  Reader(std::string_view data, size_t base, uint32_t file_version) : version(file_version), d_(data), base_(base) {}
+  uint32_t version;  // of the file read
   bool ok() const { return err_.empty(); }
   const std::string& error() const { return err_; }
   bool done() const { return p_ == d_.size(); }
@@ -224,6 +226,7 @@ QsbSubmitView ViewOf(const SubmitServiceJobRequest& r) {
   v.payload_raw = r.payload_raw;
   v.instance_type = r.instance_type;
   v.instance_count = r.instance_count;
+  v.max_runtime_seconds = r.max_runtime_seconds;
   v.run_time = r.run_time;
   v.outcome = r.outcome;
   return v;
@@ -248,6 +251,7 @@ void PutSubmitFields(Writer& w, const QsbSubmitView& v) {
   w.I(v.instance_count);
   w.I(v.run_time);
   w.E8(v.outcome);
+  if (w.version >= 5) w.OI(v.max_runtime_seconds);
 }
 
 void PutRequest(Writer& w, const Request& req) {
@@ -310,6 +314,8 @@ void GetSubmitInto(Reader& rd, SubmitServiceJobRequest& r) {
   r.instance_count = rd.Int32("InstanceCount");
   r.run_time = rd.Time("runSeconds");
   r.outcome = rd.E8<JobOutcome>(2, "outcome");
+  r.max_runtime_seconds.reset();
+  if (rd.version >= 5) r.max_runtime_seconds = rd.OInt32("MaxRuntimeInSeconds");
 }
 
 Request GetRequest(Reader& rd) {
@@ -568,7 +574,7 @@ uint64_t Get64(std::string_view b, size_t at) {
 
 absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view source, uint64_t memory_bytes,
                                   const std::function<absl::Status(const std::string&)>& err) {
-  Reader rd(payload, kHeaderBytes);
+  Reader rd(payload, kHeaderBytes, 1);
   Scenario s = GetHead(rd, source, 1);
   const uint64_t nevents = rd.U();
   // Every event takes at least 4 bytes: a count beyond that is corrupt.
@@ -608,7 +614,7 @@ struct V2Layout {
 // offset kHeaderBytes + 8; body_bytes follow it up to the end of the file.
 absl::StatusOr<V2Layout> ParseV2Head(std::string_view head, uint64_t body_bytes, std::string_view source,
                                      uint32_t version, const std::function<absl::Status(const std::string&)>& err) {
-  Reader rd(head, kHeaderBytes + 8);
+  Reader rd(head, kHeaderBytes + 8, version);
   V2Layout out;
   out.head = GetHead(rd, source, version);
   out.nevents = rd.U();
@@ -643,9 +649,10 @@ struct BlockFacts {
   int64_t submits = 0;
   SimTime first_time = 0, last_time = 0;
 };
-std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, ScenarioEvent* out, BlockFacts& facts) {
+std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, ScenarioEvent* out, BlockFacts& facts,
+                        uint32_t version) {
   if (Fnv1a(bytes) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
-  Reader br(bytes, k.offset);
+  Reader br(bytes, k.offset, version);
   SimTime last = 0;
   for (uint64_t i = 0; i < k.count && br.ok(); ++i) {
     ScenarioEvent& ev = out[i];
@@ -682,7 +689,8 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
   tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks.size(), 1), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t b = range.begin(); b != range.end(); ++b) {
       const BlockRef& k = blocks[b];
-      errors[b] = DecodeBlock(payload.substr(k.offset - kHeaderBytes, k.bytes), k, b, &s.events[k.first], facts[b]);
+      errors[b] = DecodeBlock(payload.substr(k.offset - kHeaderBytes, k.bytes), k, b, &s.events[k.first], facts[b],
+                              version);
     }
   }, tbb::simple_partitioner());
   int64_t submits = 0;
@@ -703,6 +711,7 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
 std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) {
   if (version == 1) {
     Writer head;
+    head.version = 1;
     PutHead(head, s, s.events.size(), 1);
     for (const ScenarioEvent& ev : s.events) PutEvent(head, ev);
     return Frame(1, head.out, Fnv1a(head.out));
@@ -717,6 +726,7 @@ std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) 
 
 void QsbEventWriter::Put(const ScenarioEvent& ev) {
   Writer w;
+  w.version = version_;
   w.out.swap(out_);
   PutEvent(w, ev);
   w.out.swap(out_);
@@ -724,6 +734,7 @@ void QsbEventWriter::Put(const ScenarioEvent& ev) {
 
 void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
   Writer w;
+  w.version = version_;
   w.out.swap(out_);
   // PutEvent() of events[index] holding the submission.
   PutEventHead(w, v.time, true, v.index);
@@ -766,7 +777,7 @@ QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventR
   tbb::parallel_for(tbb::blocked_range<size_t>(0, nblocks, 1), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t b = range.begin(); b != range.end(); ++b) {
       const size_t first = b * block_events, end = std::min(nevents, (b + 1) * block_events);
-      QsbEventWriter w((end - first) * kQsbReserveBytesPerEvent);
+      QsbEventWriter w((end - first) * kQsbReserveBytesPerEvent, version);
       events(first, end, w);
       blocks[b] = w.Take();
       sums[b] = Fnv1a(blocks[b]);
@@ -819,8 +830,8 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   std::memcpy(&version, bytes.data() + 4, 4);
   const uint64_t size = Get64(bytes, 8);
   const uint64_t sum = Get64(bytes, 16);
-  if (version < 1 || version > 4) {
-    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 4)"));
+  if (version < 1 || version > 5) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 5)"));
   }
   if (size != bytes.size() - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
   const std::string_view payload = bytes.substr(kHeaderBytes);
@@ -861,6 +872,7 @@ struct QsbFileStream::Impl {
   std::string bytes;   // FromBytes(): the whole file
   std::vector<BlockRef> blocks;
   bool v1 = false;
+  uint32_t version = kQsbVersion;
   Scenario v1_whole;   // version 1: the decoded file, served as one block
 
   ~Impl() {
@@ -910,10 +922,11 @@ absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::OpenImpl(std::uniq
   std::memcpy(&version, header.data() + 4, 4);
   const uint64_t payload = Get64(header, 8);
   const uint64_t sum = Get64(header, 16);
-  if (version < 1 || version > 4) {
-    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 4)"));
+  if (version < 1 || version > 5) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 5)"));
   }
   if (payload != size - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
+  impl->version = version;
   if (version == 1) {
     std::string all;
     if (absl::Status st = impl->Read(0, size, all); !st.ok()) return st;
@@ -975,7 +988,7 @@ absl::Status QsbFileStream::ReadBlock(size_t b, std::vector<ScenarioEvent>& out)
   if (absl::Status st = impl_->Read(k.offset, k.bytes, bytes); !st.ok()) return st;
   out.resize(k.count);
   BlockFacts facts;
-  if (std::string e = DecodeBlock(bytes, k, b, out.data(), facts); !e.empty()) return impl_->Err(e);
+  if (std::string e = DecodeBlock(bytes, k, b, out.data(), facts, impl_->version); !e.empty()) return impl_->Err(e);
   return absl::OkStatus();
 }
 

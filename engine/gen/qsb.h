@@ -15,7 +15,9 @@
 // type (the Request variant index) and the request's fields in declaration
 // order (engine/model/scenario.h).
 //
-//  * Version 4 (written): version 3 with the knob victimReturn in the head,
+//  * Version 5 (written): version 4 with a submission's
+//    StoppingCondition.MaxRuntimeInSeconds (an optional, after its outcome).
+//  * Version 4 (still read): version 3 with the knob victimReturn in the head,
 //    after entitledCapacity. Versions 1 to 3 hold no such knob: read, it has
 //    its default (BEHIND_RESERVATION), as in a JSON scenario without the key.
 //  * Version 3 (still read): version 2 with the knob entitledCapacity in the
@@ -54,11 +56,11 @@
 
 namespace qs::gen {
 
-inline constexpr uint32_t kQsbVersion = 4;     // written; 1 to 4 are read
-inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (versions 2 to 4)
+inline constexpr uint32_t kQsbVersion = 5;     // written; 1 to 5 are read
+inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (versions 2 to 5)
 
 // versions 1 and 2 are kept for tests of the reader's compatibility;
-// block_events (versions 2 to 4) is a parameter so that tests can make many
+// block_events (versions 2 to 5) is a parameter so that tests can make many
 // small blocks.
 std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
                       size_t block_events = kQsbBlockEvents);
@@ -72,6 +74,7 @@ struct QsbSubmitView {
   std::optional<int64_t> scheduling_priority, retry_attempts, attempt_duration_seconds, preemption_retries;
   std::string_view payload_error, payload_raw, instance_type;
   int64_t instance_count = 0;
+  std::optional<int64_t> max_runtime_seconds;
   SimTime run_time = 0;
   JobOutcome outcome = JobOutcome::kSucceeded;
 };
@@ -86,12 +89,13 @@ class QsbEventWriter {
   // Room for `bytes` up front: a block grown by doubling was copied over and
   // over (the copies and their fresh pages were a fifth of `gen`'s samples
   // at 1e7 jobs); room never written is never touched.
-  explicit QsbEventWriter(size_t bytes) { out_.reserve(bytes); }
+  explicit QsbEventWriter(size_t bytes, uint32_t version = kQsbVersion) : version_(version) { out_.reserve(bytes); }
   void Put(const ScenarioEvent& ev);
   void PutSubmit(const QsbSubmitView& v);
   std::string Take() { return std::move(out_); }
 
  private:
+  uint32_t version_ = kQsbVersion;  // of the file the events go into
   std::string out_;
 };
 
@@ -114,7 +118,7 @@ struct QsbParts {
 };
 QsbParts EncodeQsbParts(const Scenario& head, size_t nevents, const QsbEventRange& events,
                         size_t block_events = kQsbBlockEvents, uint32_t version = kQsbVersion);
-// The pieces of version 4 (or 2, 3) for a writer that encodes the blocks itself (a
+// The pieces of version 5 (or 2 to 4) for a writer that encodes the blocks itself (a
 // streaming `gen`): each block is QsbEventWriter bytes of consecutive
 // events; QsbPrefix is what precedes the blocks in the file, given every
 // block's events, bytes and QsbChecksum. EncodeQsbParts is built on them.

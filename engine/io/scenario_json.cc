@@ -441,9 +441,25 @@ absl::Status ReadPayload(const Reader& r, const Json& request, const Path& reque
       (count->is_number_float() && std::trunc(count->get<double>()) != count->get<double>())) {
     return fail("serviceRequestPayload.ResourceConfig.InstanceCount must be an integer");
   }
+  // StoppingCondition.MaxRuntimeInSeconds (SageMaker API: an integer >= 1).
+  int64_t max_runtime = -1;
+  if (auto stop = object->find("StoppingCondition"); stop != object->end()) {
+    if (!stop->is_object()) return fail("serviceRequestPayload.StoppingCondition must be an object");
+    if (auto m = stop->find("MaxRuntimeInSeconds"); m != stop->end()) {
+      const bool in_range = m->is_number_unsigned()  ? m->get<uint64_t>() >= 1 && m->get<uint64_t>() <= 2147483647
+                            : m->is_number_integer() ? m->get<int64_t>() >= 1 && m->get<int64_t>() <= 2147483647
+                                                     : false;
+      if (!in_range) {
+        return fail(
+            "serviceRequestPayload.StoppingCondition.MaxRuntimeInSeconds must be an integer from 1 to 2147483647");
+      }
+      max_runtime = m->get<int64_t>();
+    }
+  }
   const Path config_path = path.Key("ResourceConfig");
   QS_ASSIGN_OR_RETURN(out->instance_count, AsInt32(r, *count, config_path.Key("InstanceCount")));
   out->instance_type = type->get_ref<const std::string&>();
+  if (max_runtime >= 1) out->max_runtime_seconds = max_runtime;
   return absl::OkStatus();
 }
 

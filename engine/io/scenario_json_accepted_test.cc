@@ -161,6 +161,29 @@ std::vector<AcceptedCase> AcceptedCases() {
          EXPECT_PRED2(StartsWithPred, SubmitAt(s, 3).payload_error,
                      std::string("serviceRequestPayload.ResourceConfig.InstanceGroups"));
        }},
+      {"PayloadMaxRuntimeIsStoredAndWritten",
+       Mutated([](Json& j) {
+         j["events"][2]["request"]["serviceRequestPayload"]["StoppingCondition"] = {{"MaxRuntimeInSeconds", 3600}};
+       }),
+       [](const Scenario& s) {
+         EXPECT_EQ(SubmitAt(s, 3).max_runtime_seconds, 3600);
+         EXPECT_EQ(SubmitAt(s, 3).payload_error, "");
+         EXPECT_NE(ScenarioToJson(s).find(R"("StoppingCondition":{"MaxRuntimeInSeconds":3600})"), std::string::npos);
+       }},
+      {"PayloadMaxRuntimeBelowOneIsSageMakersToReject",
+       Mutated([](Json& j) {
+         j["events"][2]["request"]["serviceRequestPayload"]["StoppingCondition"] = {{"MaxRuntimeInSeconds", 0}};
+       }),
+       [](const Scenario& s) {
+         EXPECT_EQ(SubmitAt(s, 3).payload_error,
+                   "serviceRequestPayload.StoppingCondition.MaxRuntimeInSeconds must be an integer from 1 to "
+                   "2147483647");
+       }},
+      {"PayloadStoppingConditionNotAnObject",
+       Mutated([](Json& j) { j["events"][2]["request"]["serviceRequestPayload"]["StoppingCondition"] = 5; }),
+       [](const Scenario& s) {
+         EXPECT_EQ(SubmitAt(s, 3).payload_error, "serviceRequestPayload.StoppingCondition must be an object");
+       }},
       {"PayloadWithoutInstanceType",
        Mutated([](Json& j) {
          j["events"][2]["request"]["serviceRequestPayload"]["ResourceConfig"].erase("InstanceType");

@@ -100,7 +100,10 @@ OrderedJson RequestJson(const SubmitServiceJobRequest& r) {
     OrderedJson config = OrderedJson::object();
     config["InstanceType"] = r.instance_type;
     config["InstanceCount"] = r.instance_count;
-    o["serviceRequestPayload"] = {{"ResourceConfig", std::move(config)}};
+    OrderedJson payload = OrderedJson::object();
+    payload["ResourceConfig"] = std::move(config);
+    if (r.max_runtime_seconds) payload["StoppingCondition"] = {{"MaxRuntimeInSeconds", *r.max_runtime_seconds}};
+    o["serviceRequestPayload"] = std::move(payload);
   } else if (r.payload_error != kPayloadRequired || !r.payload_raw.empty()) {
     o["serviceRequestPayload"] = r.payload_raw;
   }

@@ -80,6 +80,11 @@ inline constexpr std::string_view kInSharePreempted =
 inline constexpr std::string_view kPreemptionRetriesExhausted =
     "Preemption retries exhausted (preemptionRetriesBeforeTermination)";
 inline constexpr std::string_view kAttemptTimeout = "Job attempt duration exceeded timeout";
+// SageMaker ends the training job at StoppingCondition.MaxRuntimeInSeconds
+// (secondary status MaxRuntimeExceeded, "The job stopped because it
+// exceeded the maximum allowed runtime"; docs/semantics.md §5).
+inline constexpr std::string_view kMaxRuntimeExceeded =
+    "MaxRuntimeExceeded: The job stopped because it exceeded the maximum allowed runtime";
 inline constexpr std::string_view kSimulatedFailure = "AlgorithmError: simulated attempt outcome FAILED";
 inline constexpr std::string_view kTimeLimitPrefix =
     "Terminated by JobStateTimeLimit action due to reason: ";

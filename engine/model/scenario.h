@@ -182,6 +182,9 @@ struct SubmitServiceJobRequest {
   std::string payload_raw;
   std::string instance_type;   // ResourceConfig.InstanceType
   int64_t instance_count = 0;  // ResourceConfig.InstanceCount
+  // StoppingCondition.MaxRuntimeInSeconds: SageMaker stops an attempt that
+  // has run this long (docs/semantics.md §5); absent: no limit.
+  std::optional<int64_t> max_runtime_seconds;
   // simulation block
   SimTime run_time = 0;  // simulation.runSeconds (required, >= 0)
   JobOutcome outcome = JobOutcome::kSucceeded;

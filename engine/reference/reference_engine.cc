@@ -140,12 +140,20 @@ void Engine::ProcessInternal(const InternalEvent& e) {
       SetStatus(j, JobStatus::kRunning, j.reason);
       SimTime duration = j.run_time;
       j.timed_out = false;
+      j.max_runtime_exceeded = false;
       if (j.attempt_duration_seconds) {
         SimTime limit = *j.attempt_duration_seconds * kMillisPerSecond;
         if (j.run_time > limit) {
           j.timed_out = true;
           duration = limit;
         }
+      }
+      // SageMaker's MaxRuntimeInSeconds stops the attempt when it comes
+      // first; Batch's own timeout wins a tie (§5).
+      if (j.max_runtime_seconds && *j.max_runtime_seconds * kMillisPerSecond < duration) {
+        j.timed_out = false;
+        j.max_runtime_exceeded = true;
+        duration = *j.max_runtime_seconds * kMillisPerSecond;
       }
       Schedule(now_ + duration, InternalEvent{EventKind::kAttemptEnd, e.job, j.epoch, 0});
       break;
@@ -156,7 +164,9 @@ void Engine::ProcessInternal(const InternalEvent& e) {
       Release(j);
       ++j.epoch;
       std::string_view reason;
-      if (timed_out) {
+      if (j.max_runtime_exceeded) {
+        reason = reasons::kMaxRuntimeExceeded;
+      } else if (timed_out) {
         reason = reasons::kAttemptTimeout;
       } else if (j.outcome == JobOutcome::kFailed) {
         reason = reasons::kSimulatedFailure;
@@ -248,6 +258,7 @@ void Engine::OnSubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r)
   j.count = r.instance_count;
   j.max_attempts = r.retry_attempts.value_or(1);
   j.attempt_duration_seconds = r.attempt_duration_seconds;
+  j.max_runtime_seconds = r.max_runtime_seconds;
   j.preemption_retries = r.preemption_retries;
   j.run_time = r.run_time;
   j.outcome = r.outcome;

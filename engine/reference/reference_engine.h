@@ -67,6 +67,7 @@ struct Job {
   int64_t max_attempts = 1;
   int64_t failed_attempts = 0;
   std::optional<int64_t> attempt_duration_seconds;
+  std::optional<int64_t> max_runtime_seconds;  // StoppingCondition.MaxRuntimeInSeconds
   std::optional<int64_t> preemption_retries;
   SimTime run_time = 0;
   JobOutcome outcome = JobOutcome::kSucceeded;
@@ -82,6 +83,7 @@ struct Job {
   int64_t own = 0;
   std::vector<Part> parts;  // in draw order
   bool timed_out = false;   // the current attempt ends by timeout
+  bool max_runtime_exceeded = false;  // ... or by MaxRuntimeInSeconds (§5)   // the current attempt ends by timeout
 
   // Draining victim.
   bool draining = false;

@@ -132,6 +132,7 @@ Scenario RandomScenario(uint64_t seed, const RandomScenarioOptions& opt) {
     if (rng.Chance(10)) r.outcome = JobOutcome::kFailed;
     if (rng.Chance(15)) r.retry_attempts = rng.In(1, 3);
     if (rng.Chance(10)) r.attempt_duration_seconds = rng.In(30, 400);
+    if (rng.Chance(10)) r.max_runtime_seconds = rng.In(30, 400);
     if (rng.Chance(25)) r.preemption_retries = rng.In(0, 2);
     add(rng.In(0, span / 1000) * 1000, std::move(r));
   }

@@ -90,6 +90,10 @@ class JobBuilder {
     r_.attempt_duration_seconds = seconds;
     return *this;
   }
+  JobBuilder& MaxRuntime(int64_t seconds) {
+    r_.max_runtime_seconds = seconds;
+    return *this;
+  }
   JobBuilder& PreemptionRetries(int64_t retries) {
     r_.preemption_retries = retries;
     return *this;
