@@ -130,6 +130,7 @@ Scenario Decode(FuzzedDataProvider& p) {
   if (p.ConsumeBool()) k.unassigned_capacity = UnassignedCapacity::kLendable;
   if (OneIn(p, 4)) k.entitled_capacity = EntitledCapacity::kLendable;
   if (OneIn(p, 4)) k.victim_return = VictimReturn::kInPlace;
+  if (OneIn(p, 5)) k.checkpoint_interval = p.ConsumeIntegralInRange<int64_t>(1, 120) * kSec;
   if (OneIn(p, 6)) k.horizon = p.ConsumeIntegralInRange<int64_t>(1, 3000) * kSec;
 
   // Quota shares (the `quotaShares` entries: CreateQuotaShare at time 0).
@@ -192,6 +193,7 @@ Scenario Decode(FuzzedDataProvider& p) {
       if (OneIn(p, 6)) r.retry_attempts = p.ConsumeIntegralInRange<int64_t>(1, 3);
       if (OneIn(p, 8)) r.attempt_duration_seconds = p.ConsumeIntegralInRange<int64_t>(1, 400);
       if (OneIn(p, 8)) r.max_runtime_seconds = p.ConsumeIntegralInRange<int64_t>(1, 400);
+      if (OneIn(p, 8)) r.checkpoint_interval = p.ConsumeIntegralInRange<int64_t>(1, 120) * kSec;
       if (OneIn(p, 3)) r.preemption_retries = p.ConsumeIntegralInRange<int64_t>(0, 2);
       add(t, std::move(r));
     } else if (kind <= 9) {
@@ -262,6 +264,7 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
   if (p.ConsumeBool()) k.unassigned_capacity = UnassignedCapacity::kLendable;
   if (p.ConsumeBool()) k.entitled_capacity = EntitledCapacity::kLendable;
   if (OneIn(p, 4)) k.victim_return = VictimReturn::kInPlace;
+  if (OneIn(p, 3)) k.checkpoint_interval = p.ConsumeIntegralInRange<int64_t>(1, 60) * kSec;
   if (p.ConsumeBool()) k.scheduling_interval = 15 * kSec;
   if (OneIn(p, 8)) k.backfill = true;
 

@@ -291,6 +291,13 @@ void LogChecker::OnJob(const JobRecord& r) {
       QS_FUZZ_CHECK(beneficiary.share != j.share,
                     "preemption: cross-share victim " << name << " is in the same share as " << r.preempted_for);
     }
+    // Checkpoints: whole intervals of the run since the RUNNING line.
+    const std::optional<SimTime> interval =
+        req.checkpoint_interval ? req.checkpoint_interval : sc_.knobs.checkpoint_interval;
+    const SimTime kept = prev == JobStatus::kRunning && interval ? (t - j.status_time) / *interval * *interval : 0;
+    QS_FUZZ_CHECK(r.checkpointed_ms == kept, "checkpoints: " << name << " preempted at t=" << t << " keeps "
+                                                             << r.checkpointed_ms << " ms, expected " << kept);
+    j.checkpointed += kept;
     j.frozen = true;
     j.frozen_at = t;
     j.frozen_type = r.preemption;
@@ -457,7 +464,7 @@ void LogChecker::OnJob(const JobRecord& r) {
       case JobStatus::kRunning: {
         // The run, cut by timeoutConfig.attemptDurationSeconds or, if it
         // comes first, StoppingCondition.MaxRuntimeInSeconds (§5).
-        SimTime run = req.run_time;
+        SimTime run = req.run_time - j.checkpointed;
         std::string_view stop_reason;
         if (req.attempt_duration_seconds && *req.attempt_duration_seconds * kMillisPerSecond < run) {
           run = *req.attempt_duration_seconds * kMillisPerSecond;

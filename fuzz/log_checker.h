@@ -30,6 +30,8 @@
 //                dispatched ahead of returned victims
 //  entitled      (entitledCapacity WITHHELD) no share lends a unit while its
 //  capacity      head waits for that unit within its own limit
+//  checkpoints   a RUNNING victim keeps whole checkpoint intervals of its
+//                run (checkpointedSeconds); its later attempts run the rest
 //  timing        latencies, run times, timeouts (attemptDurationSeconds and
 //                StoppingCondition.MaxRuntimeInSeconds), drains, retries and
 //                preemption-retry limits as the scenario says
@@ -86,6 +88,7 @@ class LogChecker : public LogSink {
     int64_t priority = 0;
     int64_t attempts_used = 0;
     int64_t preempted = 0;
+    SimTime checkpointed = 0;  // run kept by checkpoints at its preemptions
     // Dispatched: what it holds.
     std::string unit;
     int64_t own = 0;

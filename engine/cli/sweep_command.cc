@@ -68,6 +68,17 @@ std::string ApplyKnob(Knobs& k, const std::string& knob, const std::string& valu
   if (knob == "downloadSeconds") return seconds(k.download);
   if (knob == "schedulingIntervalSeconds") return seconds(k.scheduling_interval);
   if (knob == "preemptionDrainSeconds") return seconds(k.preemption_drain);
+  if (knob == "checkpointIntervalSeconds") {
+    if (value == "none") {
+      k.checkpoint_interval.reset();
+      return "";
+    }
+    SimTime t = 0;
+    if (std::string e = seconds(t); !e.empty()) return e;
+    if (t <= 0) return "expected seconds > 0 or none";
+    k.checkpoint_interval = t;
+    return "";
+  }
   if (knob == "horizonSeconds") {
     SimTime h;
     std::string e = seconds(h);

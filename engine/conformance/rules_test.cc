@@ -432,6 +432,32 @@ std::vector<RuleCase> RuleCases() {
         "100.0 exact SUCCEEDED", "100.0 m FAILED " + kMaxRuntime},
        100000});
 
+  // Checkpoints (§6): env 2; A and B RESERVE L=1, in-share ENABLED; the
+  // scenario checkpoints every 45 s, low every 30 s (its own value wins).
+  // low and b_low (run 100) RUN from 0; high and b_high (priority 5, run
+  // 10) arrive at 70 and preempt them in-share (A first: r tie, high
+  // submitted first). low keeps floor(70/30)*30 = 60 s, b_low 45 s. Drains
+  // end at 90; high and b_high run 90-100; low then runs its last 40 s
+  // (ends 140), b_low its last 55 s (ends 155).
+  cases.push_back({"CheckpointsKeepWholeIntervals",
+                   ScenarioBuilder()
+                       .Environment({{kG, 2}})
+                       .CheckpointEvery(45)
+                       .Share(ShareBuilder("A").Limit(kG, 1).Reserve().InShare(true))
+                       .Share(ShareBuilder("B").Limit(kG, 1).Reserve().InShare(true))
+                       .Submit(0, JobBuilder("low", "A").CheckpointEvery(30).Run(100))
+                       .Submit(0, JobBuilder("b_low", "B").Run(100))
+                       .Submit(70, JobBuilder("high", "A").Priority(5).Run(10))
+                       .Submit(70, JobBuilder("b_high", "B").Priority(5).Run(10))
+                       .Build(),
+                   {"0.0 low SCHEDULED n=1", "0.0 b_low SCHEDULED n=1",
+                    "70.0 low RUNNING " + kIIn + " for=high kept=60.0",
+                    "70.0 b_low RUNNING " + kIIn + " for=b_high kept=45.0", "90.0 low RUNNABLE " + kI + " #1",
+                    "90.0 b_low RUNNABLE " + kI + " #1", "90.0 high SCHEDULED n=1", "90.0 b_high SCHEDULED n=1",
+                    "100.0 high SUCCEEDED", "100.0 b_high SUCCEEDED", "100.0 low SCHEDULED n=1",
+                    "100.0 b_low SCHEDULED n=1", "140.0 low SUCCEEDED", "155.0 b_low SUCCEEDED"},
+                   155000});
+
   // schedulingIntervalSeconds 30: j1 becomes RUNNABLE at 10, no pass at 10;
   // a tick at 30 dispatches it. j2 (RUNNABLE at 40) is looked at by the
   // ticks at 60, 90, 120 (env busy); j1 ends at 130 (no pass: 130 % 30 != 0)
@@ -567,6 +593,30 @@ std::vector<RuleCase> RuleCases() {
                       "250.0 a1 SCHEDULED n=3 B:1", "1130.0 b1 SUCCEEDED", "1250.0 a1 SUCCEEDED"},
                      1250000});
   }
+
+  // Backfill never undoes an in-share preemption (§4 phase 1). env 2; A LAB
+  // L=1 (unlimited), in-share on; B LEND L=1; backfill on.
+  //  0: v (A, 1) runs from its own limit.
+  // 10: h (A, priority 5, 2) cannot borrow 2 (Free 1); phase 3 preempts v,
+  //     counting on B's idle 1; the free instance is held for h.
+  // 15: b1 (B, 1) finds Free 0 and waits: B now withholds (entitled head).
+  // 30: v drains (hold 2); h's borrow fails (B withholds) and, borrowing
+  //     only, loses its reservation; backfill skips v (preempted for h, the
+  //     head); b1 starts. 130: b1 ends; h borrows B:1. 230: h ends; v runs.
+  cases.push_back({"BackfillSkipsTheHeadsInShareVictims",
+                   ScenarioBuilder()
+                       .Environment({{kG, 2}})
+                       .Backfill(true)
+                       .Share(ShareBuilder("A").Limit(kG, 1).LendAndBorrow().InShare(true))
+                       .Share(ShareBuilder("B").Limit(kG, 1).Lend())
+                       .Submit(0, JobBuilder("v", "A").Run(1000))
+                       .Submit(10, JobBuilder("h", "A").Priority(5).Instances(kG, 2).Run(100))
+                       .Submit(15, JobBuilder("b1", "B").Run(100))
+                       .Build(),
+                   {"0.0 v SCHEDULED n=1", "10.0 v RUNNING " + kIIn + " for=h", "30.0 v RUNNABLE " + kI + " #1",
+                    "30.0 b1 SCHEDULED n=1", "130.0 b1 SUCCEEDED", "130.0 h SCHEDULED n=2 B:1", "230.0 h SUCCEEDED",
+                    "230.0 v SCHEDULED n=1", "1230.0 v SUCCEEDED"},
+                   1230000});
 
   // unassignedCapacity LENDABLE: env 10, limits 1 (A) + 1 (L) + 5 (R,
   // RESERVE) leave 3 unassigned. x (n=3) borrows 2: "(unassigned)" has idle

@@ -159,7 +159,7 @@ int32_t Engine::HeadOf(int32_t s) const {
   const int32_t front = sh.queue.begin()->id;
   const int32_t r = sh.res_job;
   if (r == kNone || r == front || st_.knobs.victim_return != VictimReturn::kBehindReservation ||
-      st_.jobs[r].status != JobStatus::kRunnable) {
+      st_.jobs[r].status != JobStatus::kRunnable || QsMutant(10)) {
     return front;
   }
   for (auto it = sh.queue.begin(); it != sh.queue.end() && it->id != r; ++it) {
@@ -227,6 +227,7 @@ void Engine::DropReservation(int32_t id) {
 void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
   Job& j = st_.jobs[id];
   DropReservation(id);
+  if (!st_.in_share_victim_of.empty()) st_.in_share_victim_of.erase(id);
   RemoveFromQueue(id);
   Share& sh = st_.shares[j.share];
   j.own = static_cast<int32_t>(own);  // <= n
@@ -305,6 +306,24 @@ void Engine::RemoveCandidate(int32_t id) {
   ForEachCandidateTree(id, [&k](absl::btree_set<VictimKey>& tree) { tree.erase(k); });
 }
 
+// Checkpoints (docs/semantics.md §6): a RUNNING victim keeps the part of
+// its run up to its last checkpoint (whole intervals since RUNNING, which
+// began provision + download after its dispatch); its next attempt runs the
+// rest. Returns that part (0 without checkpoints or before RUNNING).
+SimTime Engine::Checkpoint(int32_t vid) {
+  Job& v = st_.jobs[vid];
+  if (v.status != JobStatus::kRunning) return 0;
+  SimTime interval = st_.knobs.checkpoint_interval.value_or(0);
+  if (!st_.checkpoint_interval.empty()) {
+    if (auto it = st_.checkpoint_interval.find(vid); it != st_.checkpoint_interval.end()) interval = it->second;
+  }
+  if (interval <= 0) return 0;
+  const SimTime ran = now_ - (v.dispatched_at + st_.knobs.provision + st_.knobs.download);
+  const SimTime kept = (ran / interval - (QsMutant(11) && ran >= interval ? 1 : 0)) * interval;
+  v.run_time -= kept;
+  return kept;
+}
+
 void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type) {
   Job& j = st_.jobs[id];
   int64_t nv = 0;
@@ -320,6 +339,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     v.drain_type = type;
     v.beneficiary = id;
     v.beneficiary_epoch = j.res_epoch;
+    if (type == PreemptionType::kInShare) st_.in_share_victim_of[vid] = j.seq;
     ++v.attempt;  // cancels its pending STARTING / RUNNING / attempt end
     v.reason = st_.reasons.Id(type == PreemptionType::kCrossShare ? reasons::kCrossShareInProgress
                                                                   : reasons::kInShareInProgress);
@@ -328,6 +348,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     r.preemption = type;
     r.preempted_for = st_.NameOf(j);
     r.preempted_for_slot = id;
+    r.checkpointed_ms = Checkpoint(vid);
     sink_.OnJob(r);
     Push(now_ + st_.knobs.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
     if (opt_.cycle_preemptions > 0 && ++streak_[vid] == opt_.cycle_preemptions && stats_.stopped.empty()) {

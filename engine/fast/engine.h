@@ -161,6 +161,7 @@ class Engine {
   // After job `id` entered or left share s's queue: the cached head, and the
   // share unsettled if its head changed or is `id`.
   int32_t HeadOf(int32_t s) const;
+  SimTime Checkpoint(int32_t vid);
   void QueueChanged(int32_t s, int32_t id);
   // Share s's counters on u changed: the invariant checker's pair, the
   // share's order key, and the shares whose head needs u. `lending`: only

@@ -111,8 +111,17 @@ bool Engine::Backfill(int32_t s, int32_t head) {
   std::vector<int32_t> later;
   // A head holding a reservation counts on the share's own headroom too.
   if (const Job& h = st_.jobs[head]; h.hold > 0 || h.pending_victims > 0) return false;
+  const int32_t head_seq = st_.jobs[head].seq;
   for (const QueueKey& k : st_.shares[s].queue) {
-    if (k.id != head) later.push_back(k.id);
+    if (k.id == head) continue;
+    // A job preempted in-share for the head is not given its capacity back
+    // while the head waits (a preemption undone at once, for ever).
+    if (!st_.in_share_victim_of.empty()) {
+      if (auto it = st_.in_share_victim_of.find(k.id); it != st_.in_share_victim_of.end() && it->second == head_seq) {
+        continue;
+      }
+    }
+    later.push_back(k.id);
   }
   bool progress = false;
   for (int32_t id : later) {

@@ -110,9 +110,11 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   j.run_time = r.run_time;
   j.outcome = r.outcome;
   j.retry_attempts = static_cast<int16_t>(r.retry_attempts.value_or(1));
+  if (r.checkpoint_interval) st_.checkpoint_interval[id] = *r.checkpoint_interval;
   j.attempt_limit_s = static_cast<int32_t>(r.attempt_duration_seconds.value_or(-1));
   j.limit_is_max_runtime = false;
-  if (r.max_runtime_seconds && (j.attempt_limit_s < 0 || *r.max_runtime_seconds < j.attempt_limit_s)) {
+  if (r.max_runtime_seconds && (j.attempt_limit_s < 0 || *r.max_runtime_seconds < j.attempt_limit_s) &&
+      !QsMutant(12)) {
     j.attempt_limit_s = static_cast<int32_t>(*r.max_runtime_seconds);
     j.limit_is_max_runtime = true;
   }

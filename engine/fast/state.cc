@@ -72,6 +72,8 @@ void FastState::FreeSlot(int32_t id) {
     rank_job[j.name_rank] = j.status == JobStatus::kSucceeded ? kEndedSucceeded : kEndedFailed;
   }
   if (j.preempted_count > 0) recent.erase(id);
+  if (!checkpoint_interval.empty()) checkpoint_interval.erase(id);
+  if (!in_share_victim_of.empty()) in_share_victim_of.erase(id);
   free_slots.push_back(id);
 }
 

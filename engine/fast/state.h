@@ -182,6 +182,12 @@ struct FastState {
   // preempted at least once.
   absl::flat_hash_map<int32_t, std::vector<Part>> parts;
   absl::flat_hash_map<int32_t, std::vector<PreemptedAttempt>> recent;
+  // simulation.checkpointIntervalSeconds of the jobs that give one (keyed
+  // by slot; the others use Knobs::checkpoint_interval).
+  absl::flat_hash_map<int32_t, SimTime> checkpoint_interval;
+  // In-share victims not dispatched since: victim slot -> the seq of the job
+  // they were preempted for (backfill skips them while it is the head).
+  absl::flat_hash_map<int32_t, int32_t> in_share_victim_of;
   // By job name rank: the slot of the job submitted under it while it is
   // in flight; kNone before any; kEndedSucceeded / kEndedFailed once it ended.
   static constexpr int32_t kEndedSucceeded = -2, kEndedFailed = -3;

@@ -227,6 +227,7 @@ QsbSubmitView ViewOf(const SubmitServiceJobRequest& r) {
   v.instance_type = r.instance_type;
   v.instance_count = r.instance_count;
   v.max_runtime_seconds = r.max_runtime_seconds;
+  v.checkpoint_interval = r.checkpoint_interval;
   v.run_time = r.run_time;
   v.outcome = r.outcome;
   return v;
@@ -251,7 +252,11 @@ void PutSubmitFields(Writer& w, const QsbSubmitView& v) {
   w.I(v.instance_count);
   w.I(v.run_time);
   w.E8(v.outcome);
-  if (w.version >= 5) w.OI(v.max_runtime_seconds);
+  if (w.version >= 5) {
+    w.OI(v.max_runtime_seconds);
+    w.B(v.checkpoint_interval.has_value());
+    if (v.checkpoint_interval) w.I(*v.checkpoint_interval);
+  }
 }
 
 void PutRequest(Writer& w, const Request& req) {
@@ -315,7 +320,14 @@ void GetSubmitInto(Reader& rd, SubmitServiceJobRequest& r) {
   r.run_time = rd.Time("runSeconds");
   r.outcome = rd.E8<JobOutcome>(2, "outcome");
   r.max_runtime_seconds.reset();
-  if (rd.version >= 5) r.max_runtime_seconds = rd.OInt32("MaxRuntimeInSeconds");
+  r.checkpoint_interval.reset();
+  if (rd.version >= 5) {
+    r.max_runtime_seconds = rd.OInt32("MaxRuntimeInSeconds");
+    if (rd.B()) {
+      r.checkpoint_interval = rd.Time("checkpointIntervalSeconds");
+      if (*r.checkpoint_interval <= 0) rd.Fail("checkpointIntervalSeconds must be > 0");
+    }
+  }
 }
 
 Request GetRequest(Reader& rd) {
@@ -409,6 +421,10 @@ void PutHead(Writer& w, const Scenario& s, size_t nevents, uint32_t version) {
   w.E8(k.unassigned_capacity);
   if (version >= 3) w.E8(k.entitled_capacity);
   if (version >= 4) w.E8(k.victim_return);
+  if (version >= 5) {
+    w.B(k.checkpoint_interval.has_value());
+    if (k.checkpoint_interval) w.I(*k.checkpoint_interval);
+  }
   w.B(k.horizon.has_value());
   if (k.horizon) w.I(*k.horizon);
   w.I(s.submit_count);
@@ -465,6 +481,10 @@ Scenario GetHead(Reader& rd, std::string_view source, uint32_t version) {
   k.unassigned_capacity = rd.E8<UnassignedCapacity>(2, "unassignedCapacity");
   if (version >= 3) k.entitled_capacity = rd.E8<EntitledCapacity>(2, "entitledCapacity");
   if (version >= 4) k.victim_return = rd.E8<VictimReturn>(2, "victimReturn");
+  if (version >= 5 && rd.B()) {
+    k.checkpoint_interval = rd.Time("checkpointIntervalSeconds");
+    if (*k.checkpoint_interval <= 0) rd.Fail("checkpointIntervalSeconds must be > 0");
+  }
   if (rd.B()) k.horizon = rd.Time("horizonSeconds");
   s.submit_count = rd.I();
   return s;

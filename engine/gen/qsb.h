@@ -15,8 +15,10 @@
 // type (the Request variant index) and the request's fields in declaration
 // order (engine/model/scenario.h).
 //
-//  * Version 5 (written): version 4 with a submission's
-//    StoppingCondition.MaxRuntimeInSeconds (an optional, after its outcome).
+//  * Version 5 (written): version 4 with the knob checkpointIntervalSeconds
+//    (an optional, after victimReturn) and a submission's
+//    StoppingCondition.MaxRuntimeInSeconds and checkpointIntervalSeconds
+//    (optionals, after its outcome).
 //  * Version 4 (still read): version 3 with the knob victimReturn in the head,
 //    after entitledCapacity. Versions 1 to 3 hold no such knob: read, it has
 //    its default (BEHIND_RESERVATION), as in a JSON scenario without the key.
@@ -75,6 +77,7 @@ struct QsbSubmitView {
   std::string_view payload_error, payload_raw, instance_type;
   int64_t instance_count = 0;
   std::optional<int64_t> max_runtime_seconds;
+  std::optional<SimTime> checkpoint_interval;
   SimTime run_time = 0;
   JobOutcome outcome = JobOutcome::kSucceeded;
 };

@@ -14,6 +14,9 @@
 //   7 head-of-line ignored         (a never-fitting head does not block its share)
 //   8 lost job on terminate        (terminating a RUNNABLE job leaves it nowhere)
 //   9 entitled capacity lent       (a lender's head waiting within its own limit does not withhold)
+//  10 victims return in place      (a returned victim takes the head from the reservation holder)
+//  11 checkpoint one interval late (a preempted run keeps one interval less)
+//  12 MaxRuntimeInSeconds ignored  (only timeoutConfig ends an attempt early)
 #ifndef QS_ENGINE_INTERNAL_MUTANTS_H_
 #define QS_ENGINE_INTERNAL_MUTANTS_H_
 
@@ -23,7 +26,7 @@
 
 namespace qs::engine_internal {
 
-inline constexpr int kMutantCount = 9;
+inline constexpr int kMutantCount = 12;
 constexpr bool QsMutant(int id) { return QS_MUTANT == id; }
 
 }  // namespace qs::engine_internal

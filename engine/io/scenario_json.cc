@@ -238,6 +238,12 @@ absl::StatusOr<UnassignedCapacity> AsUnassigned(const Reader& r, const Json& v, 
 absl::StatusOr<EntitledCapacity> AsEntitled(const Reader& r, const Json& v, const Path& p) {
   return AsEnum(r, v, p, kEntitled);
 }
+// A checkpoint interval: seconds > 0.
+absl::StatusOr<SimTime> AsInterval(const Reader& r, const Json& v, const Path& path) {
+  QS_ASSIGN_OR_RETURN(SimTime t, AsSeconds(r, v, path));
+  if (t <= 0) return r.Error(path, absl::StrCat("must be > 0 seconds, got ", Describe(v)));
+  return t;
+}
 absl::StatusOr<VictimReturn> AsVictimReturn(const Reader& r, const Json& v, const Path& p) {
   return AsEnum(r, v, p, kVictimReturns);
 }
@@ -555,12 +561,15 @@ class EventReader {
                             AsSubmitServiceJob(r_, request, request_path));
         QS_RETURN_IF_ERROR(r_.Require(v, path, "simulation"));
         const Json& simulation = v["simulation"];
-        QS_RETURN_IF_ERROR(r_.CheckObject(simulation, simulation_path, {"runSeconds", "outcome"}));
+        QS_RETURN_IF_ERROR(
+            r_.CheckObject(simulation, simulation_path, {"runSeconds", "outcome", "checkpointIntervalSeconds"}));
         QS_RETURN_IF_ERROR(r_.Require(simulation, simulation_path, "runSeconds"));
         QS_RETURN_IF_ERROR(Get(r_, simulation, simulation_path, "runSeconds", AsSeconds,
                                &submit.run_time));
         QS_RETURN_IF_ERROR(
             Get(r_, simulation, simulation_path, "outcome", AsOutcome, &submit.outcome));
+        QS_RETURN_IF_ERROR(Get(r_, simulation, simulation_path, "checkpointIntervalSeconds", AsInterval,
+                               &submit.checkpoint_interval));
         if (submit.job_name) {
           auto [it, inserted] = job_names_.try_emplace(*submit.job_name, index);
           if (!inserted) {
@@ -744,7 +753,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
       v, path,
       {"submitLatencySeconds", "provisionSeconds", "downloadSeconds", "schedulingIntervalSeconds",
        "preemptionDrainSeconds", "shareOrder", "victimOrder", "backfill", "unassignedCapacity",
-       "entitledCapacity", "victimReturn", "horizonSeconds"}));
+       "entitledCapacity", "victimReturn", "checkpointIntervalSeconds", "horizonSeconds"}));
   Knobs k;
   QS_RETURN_IF_ERROR(Get(r, v, path, "submitLatencySeconds", AsSeconds, &k.submit_latency));
   QS_RETURN_IF_ERROR(Get(r, v, path, "provisionSeconds", AsSeconds, &k.provision));
@@ -758,6 +767,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
   QS_RETURN_IF_ERROR(Get(r, v, path, "unassignedCapacity", AsUnassigned, &k.unassigned_capacity));
   QS_RETURN_IF_ERROR(Get(r, v, path, "entitledCapacity", AsEntitled, &k.entitled_capacity));
   QS_RETURN_IF_ERROR(Get(r, v, path, "victimReturn", AsVictimReturn, &k.victim_return));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "checkpointIntervalSeconds", AsInterval, &k.checkpoint_interval));
   QS_RETURN_IF_ERROR(Get(r, v, path, "horizonSeconds", AsSeconds, &k.horizon));
   return k;
 }

@@ -219,7 +219,8 @@ std::vector<MalformedCase> MalformedCases() {
        "evaluateOnExit"},
       {"UnknownKeyInPerJobSimulation",
        Mutated([](Json& j) { j["events"][0]["simulation"]["runSecs"] = 1; }),
-       "bad.json: events[0].simulation.runSecs: unknown key; expected one of: runSeconds, outcome"},
+       "bad.json: events[0].simulation.runSecs: unknown key; expected one of: runSeconds, outcome, "
+       "checkpointIntervalSeconds"},
       {"UnknownKeyWithOddCharactersIsQuoted", Mutated([](Json& j) { j["a b\n"] = 1; }),
        "bad.json: [\"a b\\n\"]: unknown key; ", true},
       {"TagsOnlyOnCreateShapes",
@@ -315,6 +316,14 @@ std::vector<MalformedCase> MalformedCases() {
       {"BadEntitledCapacity", Mutated([](Json& j) { j["simulation"]["entitledCapacity"] = "KEPT"; }),
        "bad.json: simulation.entitledCapacity: expected one of WITHHELD, LENDABLE, got string "
        "\"KEPT\""},
+      {"BadVictimReturn", Mutated([](Json& j) { j["simulation"]["victimReturn"] = "AHEAD"; }),
+       "bad.json: simulation.victimReturn: expected one of BEHIND_RESERVATION, IN_PLACE, got string "
+       "\"AHEAD\""},
+      {"ZeroCheckpointInterval", Mutated([](Json& j) { j["simulation"]["checkpointIntervalSeconds"] = 0; }),
+       "bad.json: simulation.checkpointIntervalSeconds: must be > 0 seconds, got number 0"},
+      {"NegativeJobCheckpointInterval",
+       Mutated([](Json& j) { j["events"][0]["simulation"]["checkpointIntervalSeconds"] = -5; }),
+       "bad.json: events[0].simulation.checkpointIntervalSeconds: must be >= 0 seconds, got number -5"},
       {"BadOutcome", Mutated([](Json& j) { j["events"][0]["simulation"]["outcome"] = "CRASHED"; }),
        "bad.json: events[0].simulation.outcome: expected one of SUCCEEDED, FAILED, got string "
        "\"CRASHED\""},

@@ -139,6 +139,7 @@ OrderedJson EventJson(const ScenarioEvent& e) {
     OrderedJson sim = OrderedJson::object();
     sim["runSeconds"] = SecondsJson(submit->run_time);
     sim["outcome"] = submit->outcome == JobOutcome::kSucceeded ? "SUCCEEDED" : "FAILED";
+    if (submit->checkpoint_interval) sim["checkpointIntervalSeconds"] = SecondsJson(*submit->checkpoint_interval);
     o["simulation"] = std::move(sim);
   }
   return o;
@@ -260,6 +261,7 @@ OrderedJson KnobsJson(const Knobs& k) {
   knobs["unassignedCapacity"] = UnassignedCapacityName(k.unassigned_capacity);
   knobs["entitledCapacity"] = EntitledCapacityName(k.entitled_capacity);
   knobs["victimReturn"] = VictimReturnName(k.victim_return);
+  if (k.checkpoint_interval) knobs["checkpointIntervalSeconds"] = SecondsJson(*k.checkpoint_interval);
   if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
   return knobs;
 }

@@ -74,7 +74,9 @@ void AsyncLog::OnJob(const JobRecord& r) {
   Put<int32_t>(c, r.preempted_for_slot);
   Put<uint8_t>(c, static_cast<uint8_t>(r.status));
   Put<uint8_t>(c, static_cast<uint8_t>(r.preemption));
-  Put<uint8_t>(c, static_cast<uint8_t>((r.has_usage ? 1 : 0) | (r.has_preemption_summary ? 2 : 0)));
+  Put<uint8_t>(c, static_cast<uint8_t>((r.has_usage ? 1 : 0) | (r.has_preemption_summary ? 2 : 0) |
+                                       (r.checkpointed_ms > 0 ? 4 : 0)));
+  if (r.checkpointed_ms > 0) Put<int64_t>(c, r.checkpointed_ms);
   if (out_ == nullptr) {
     // Only the summary reads the record (SummaryBuilder::OnJob): a job is
     // found by its slot, by name only without one; the status reason, the
@@ -235,6 +237,7 @@ void AsyncLog::Decode(const std::string& chunk, std::string& text) {
       const uint8_t flags = in.Get<uint8_t>();
       r.has_usage = (flags & 1) != 0;
       r.has_preemption_summary = (flags & 2) != 0;
+      r.checkpointed_ms = (flags & 4) != 0 ? in.Get<int64_t>() : 0;
       if (out_ == nullptr) {  // the summary's fields only (OnJob)
         if (r.job_slot < 0) r.job_name = in.Str();
         r.share_name = in.Str();

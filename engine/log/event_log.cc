@@ -137,6 +137,10 @@ void JsonlWriter::AppendJob(std::string& out, const JobRecord& r) {
     AppendJsonString(out, r.preempted_for);
     AppendKey(out, "preemptionType");
     out.append(r.preemption == PreemptionType::kCrossShare ? "\"CROSS_SHARE\"" : "\"IN_SHARE\"");
+    if (r.checkpointed_ms > 0) {
+      AppendKey(out, "checkpointedSeconds");
+      AppendSeconds(out, r.checkpointed_ms);
+    }
   }
   if (r.has_preemption_summary) {
     AppendKey(out, "preemptionSummary");

@@ -127,6 +127,10 @@ struct JobRecord {
   PreemptionType preemption = PreemptionType::kNone;
   std::string_view preempted_for;
   int32_t preempted_for_slot = -1;  // its job_slot (-1 when unknown)
+  // Preemption-start lines of a RUNNING job with checkpoints: the part of
+  // this attempt's run its last checkpoint keeps (printed as
+  // checkpointedSeconds when > 0; docs/semantics.md §6, "Checkpoints").
+  SimTime checkpointed_ms = 0;
   // Lines that end a preempted attempt (RUNNABLE or FAILED at drain end).
   bool has_preemption_summary = false;
   int64_t preempted_attempt_count = 0;

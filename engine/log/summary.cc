@@ -189,7 +189,12 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
       t.own = r.quantity - t.borrowed;
       break;
     case JobStatus::kRunning:
-      if (r.preemption == PreemptionType::kNone) t.running_since = r.time;
+      if (r.preemption == PreemptionType::kNone) {
+        t.running_since = r.time;
+      } else if (t.running_since >= 0) {
+        // Preemption start: the checkpointed part of the run is not lost.
+        t.running_since += r.checkpointed_ms;
+      }
       break;
     case JobStatus::kSucceeded:
     case JobStatus::kFailed:

@@ -16,7 +16,8 @@
 //  * preemptions: preemption starts of the share's jobs, cross-share and
 //    in-share.
 //  * workLostInstanceSeconds: for each preempted attempt that reached
-//    RUNNING, instances x (drain end - RUNNING time).
+//    RUNNING, instances x (drain end - RUNNING time - the part of the run
+//    its last checkpoint kept, checkpointedSeconds).
 //  * reclaimLatencySeconds: for jobs of the share that triggered a
 //    cross-share preemption, from its first preemption start to the job's
 //    SCHEDULED (count, max, p99).

@@ -5,6 +5,7 @@
 #include "engine/gen/generator.h"
 #include "engine/run.h"
 #include "engine/io/scenario_json.h"
+#include "engine/testing/scenario_builder.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 
@@ -74,6 +75,30 @@ class StripSlots : public LogSink {
  private:
   LogSink& to_;
 };
+
+// Checkpoints (docs/semantics.md §6): the checkpointed part of a preempted
+// run is not lost. A RESERVE L=1, in-share on, env 1: low (run 100,
+// checkpoints every 30 s) RUNS from 0; high (priority 5) preempts it at 70;
+// it drains until 90. Lost: 90 - 0 - 60 kept = 30 instance-seconds (90
+// without checkpoints).
+TEST(SummaryTest, CheckpointedWorkIsNotLost) {
+  for (const bool checkpoints : {false, true}) {
+    testing::JobBuilder low("low", "A");
+    low.Run(100);
+    if (checkpoints) low.CheckpointEvery(30);
+    const Scenario sc = testing::ScenarioBuilder()
+                            .Environment({{"ml.g5.xlarge", 1}})
+                            .Share(testing::ShareBuilder("A").Limit("ml.g5.xlarge", 1).Reserve().InShare(true))
+                            .Submit(0, low)
+                            .Submit(70, testing::JobBuilder("high", "A").Priority(5).Run(10))
+                            .Build();
+    SummaryBuilder b;
+    RunStats stats = RunFastEngine(sc, b, RunOptions{});
+    const Summary s = b.Build(stats.invariant_violations);
+    EXPECT_EQ(s.shares.at("A").work_lost_instance_ms, checkpoints ? 30000 : 90000);
+    EXPECT_EQ(s.end_time, checkpoints ? 140000 : 200000);
+  }
+}
 
 TEST(SummaryTest, SlotKeyedAndNameKeyedTracksAgree) {
   // Live runs key jobs by the engine's slot, logs read back by name: the two

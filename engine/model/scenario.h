@@ -83,6 +83,9 @@ struct Knobs {
   UnassignedCapacity unassigned_capacity = UnassignedCapacity::kUnused;
   EntitledCapacity entitled_capacity = EntitledCapacity::kWithheld;  // entitledCapacity
   VictimReturn victim_return = VictimReturn::kBehindReservation;      // victimReturn
+  // checkpointIntervalSeconds: a preempted attempt keeps its run up to its
+  // last checkpoint (docs/semantics.md §6, "Checkpoints"); none: restarts.
+  std::optional<SimTime> checkpoint_interval;
   std::optional<SimTime> horizon;  // horizonSeconds: no event after it is processed
 
   bool operator==(const Knobs&) const = default;
@@ -188,6 +191,7 @@ struct SubmitServiceJobRequest {
   // simulation block
   SimTime run_time = 0;  // simulation.runSeconds (required, >= 0)
   JobOutcome outcome = JobOutcome::kSucceeded;
+  std::optional<SimTime> checkpoint_interval;  // simulation.checkpointIntervalSeconds (> 0), over the knob
 
   bool operator==(const SubmitServiceJobRequest&) const = default;
 };

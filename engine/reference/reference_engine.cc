@@ -138,6 +138,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
       break;
     case EventKind::kRunning: {
       SetStatus(j, JobStatus::kRunning, j.reason);
+      j.running_since = now_;
       SimTime duration = j.run_time;
       j.timed_out = false;
       j.max_runtime_exceeded = false;
@@ -259,6 +260,7 @@ void Engine::OnSubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r)
   j.max_attempts = r.retry_attempts.value_or(1);
   j.attempt_duration_seconds = r.attempt_duration_seconds;
   j.max_runtime_seconds = r.max_runtime_seconds;
+  j.checkpoint_interval = r.checkpoint_interval ? r.checkpoint_interval : sc_.knobs.checkpoint_interval;
   j.preemption_retries = r.preemption_retries;
   j.run_time = r.run_time;
   j.outcome = r.outcome;

@@ -68,6 +68,8 @@ struct Job {
   int64_t failed_attempts = 0;
   std::optional<int64_t> attempt_duration_seconds;
   std::optional<int64_t> max_runtime_seconds;  // StoppingCondition.MaxRuntimeInSeconds
+  std::optional<SimTime> checkpoint_interval;  // the job's, else the knob's (§6)
+  SimTime running_since = -1;                  // RUNNING of the current attempt
   std::optional<int64_t> preemption_retries;
   SimTime run_time = 0;
   JobOutcome outcome = JobOutcome::kSucceeded;
@@ -89,6 +91,9 @@ struct Job {
   bool draining = false;
   PreemptionType drain_type = PreemptionType::kNone;
   int drain_for = kNone;  // the job the drain makes room for, or kNone
+  // The job it was last preempted in-share for, until it is dispatched
+  // again: backfill does not dispatch it while that job is the head (§4).
+  int in_share_victim_of = kNone;
 
   // Reservation (RUNNABLE head waiting on a preemption it triggered).
   bool has_reservation = false;

@@ -111,6 +111,7 @@ void Engine::Dispatch(int ji, int64_t own, std::vector<Part> parts) {
   NoteHeld(ji);
   Job& j = jobs_[static_cast<size_t>(ji)];
   j.returned = false;
+  j.in_share_victim_of = kNone;
   j.own = own;
   j.parts = std::move(parts);
   if (!j.parts.empty()) NoteBorrower(ji);
@@ -183,6 +184,9 @@ bool Engine::Backfill(int s, int head) {
   std::vector<int> queue = Queue(s);
   for (int k : queue) {
     if (k == head) continue;
+    // A job preempted in-share for the head is not given its capacity back
+    // while the head waits (a preemption undone at once, for ever).
+    if (jobs_[static_cast<size_t>(k)].in_share_victim_of == head) continue;
     if (LookAt(k)) continue;
     const Job& j = jobs_[static_cast<size_t>(k)];
     if (env_enabled_ && Headroom(s, j.unit) >= j.count && FreeFor(j) >= j.count) {
@@ -431,12 +435,20 @@ void Engine::Preempt(const std::vector<int>& victims, int ji, PreemptionType typ
     vj.draining = true;
     vj.drain_type = type;
     vj.drain_for = ji;
+    if (type == PreemptionType::kInShare) vj.in_share_victim_of = ji;
     ++vj.epoch;  // freeze: cancel its pending STARTING / RUNNING / attempt end
     v_n += vj.count;
     JobRecord rec = BaseRecord(vj);
     rec.preemption = type;
     rec.preempted_for = jobs_[static_cast<size_t>(ji)].name;
     rec.preempted_for_slot = static_cast<int32_t>(ji);
+    // Checkpoints (§6): a RUNNING victim keeps its run up to its last
+    // checkpoint; the next attempt runs the rest.
+    if (vj.status == JobStatus::kRunning && vj.checkpoint_interval) {
+      const SimTime interval = *vj.checkpoint_interval;
+      rec.checkpointed_ms = (now_ - vj.running_since) / interval * interval;
+      vj.run_time -= rec.checkpointed_ms;
+    }
     Commit(vj, vj.status, in_progress, rec);
     Schedule(now_ + sc_.knobs.preemption_drain,
              InternalEvent{EventKind::kDrainEnd, v, vj.epoch, 0});

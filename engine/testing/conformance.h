@@ -89,6 +89,7 @@ struct Line {
   std::vector<std::pair<std::string, int64_t>> borrowed;
   PreemptionType preemption = PreemptionType::kNone;
   std::string preempted_for;
+  SimTime checkpointed = 0;
   bool has_summary = false;
   int64_t count = 0;
   std::vector<PreemptedAttempt> recent;  // status_reason views static constants
@@ -124,6 +125,7 @@ class RecordingSink : public LogSink {
     }
     l.preemption = r.preemption;
     l.preempted_for = std::string(r.preempted_for);
+    l.checkpointed = r.checkpointed_ms;
     l.has_summary = r.has_preemption_summary;
     l.count = r.preempted_attempt_count;
     l.recent.assign(r.recent_preempted_attempts.begin(), r.recent_preempted_attempts.end());
@@ -170,6 +172,7 @@ class RecordingSink : public LogSink {
       for (const auto& [from, q] : l.borrowed) s += " " + from + ":" + std::to_string(q);
     }
     if (l.preemption != PreemptionType::kNone) s += " for=" + l.preempted_for;
+    if (l.checkpointed > 0) s += " kept=" + FormatSeconds(l.checkpointed);
     if (l.has_summary) s += " #" + std::to_string(l.count);
     return s;
   }

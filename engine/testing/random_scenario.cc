@@ -71,6 +71,7 @@ Scenario RandomScenario(uint64_t seed, const RandomScenarioOptions& opt) {
     if (rng.Chance(25)) k.unassigned_capacity = UnassignedCapacity::kLendable;
     if (rng.Chance(25)) k.entitled_capacity = EntitledCapacity::kLendable;
     if (rng.Chance(25)) k.victim_return = VictimReturn::kInPlace;
+    if (rng.Chance(20)) k.checkpoint_interval = rng.In(5, 120) * 1000;
     if (rng.Chance(15)) k.horizon = rng.In(100, 3000) * 1000;
   }
 
@@ -133,6 +134,7 @@ Scenario RandomScenario(uint64_t seed, const RandomScenarioOptions& opt) {
     if (rng.Chance(15)) r.retry_attempts = rng.In(1, 3);
     if (rng.Chance(10)) r.attempt_duration_seconds = rng.In(30, 400);
     if (rng.Chance(10)) r.max_runtime_seconds = rng.In(30, 400);
+    if (rng.Chance(10)) r.checkpoint_interval = rng.In(5, 120) * 1000;
     if (rng.Chance(25)) r.preemption_retries = rng.In(0, 2);
     add(rng.In(0, span / 1000) * 1000, std::move(r));
   }

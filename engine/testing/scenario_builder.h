@@ -90,6 +90,10 @@ class JobBuilder {
     r_.attempt_duration_seconds = seconds;
     return *this;
   }
+  JobBuilder& CheckpointEvery(double seconds) {
+    r_.checkpoint_interval = static_cast<SimTime>(seconds * 1000);
+    return *this;
+  }
   JobBuilder& MaxRuntime(int64_t seconds) {
     r_.max_runtime_seconds = seconds;
     return *this;
@@ -350,6 +354,10 @@ class ScenarioBuilder {
   }
   ScenarioBuilder& Unassigned(UnassignedCapacity u) {
     sc_.knobs.unassigned_capacity = u;
+    return *this;
+  }
+  ScenarioBuilder& CheckpointEvery(double seconds) {
+    sc_.knobs.checkpoint_interval = static_cast<SimTime>(seconds * 1000);
     return *this;
   }
   ScenarioBuilder& Returning(VictimReturn v) {
