@@ -318,6 +318,10 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
     if ((j + p.ConsumeIntegralInRange<int>(0, 2)) % 3 == 0) {
       r.preemption_retries = (j / 3 + p.ConsumeIntegralInRange<int64_t>(0, 2)) % 2;
     }
+    // Every fourth a MaxRuntimeInSeconds just below its run (by default).
+    if ((j + p.ConsumeIntegralInRange<int>(0, 3)) % 4 == 1) {
+      r.max_runtime_seconds = std::max<int64_t>(1, r.run_time / kSec - 1 - p.ConsumeIntegralInRange<int64_t>(0, 30));
+    }
     add((10 * j + p.ConsumeIntegralInRange<int64_t>(0, 30)) * kSec, std::move(r));
   }
   // Follow-ups on the same window: at least two; by default a termination

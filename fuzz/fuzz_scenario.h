@@ -19,7 +19,9 @@
 //  * Bytes starting with kContendedMagic decode the rest into a dense,
 //    contended scenario (DecodeContended in fuzz_scenario.cc): 2-4 shares
 //    that lend and borrow on one or two types, limits adding up to the
-//    environment, always kMaxJobs overlapping submissions, follow-ups. Even
+//    environment, always kMaxJobs overlapping submissions (some with
+//    preemption retry limits, some with a MaxRuntimeInSeconds below their
+//    run), follow-ups; checkpoints in one input of three. Even
 //    the input of that one byte exercises borrowing and reclaim, so a
 //    fuzzer started from an empty corpus reaches them at once (issue #16:
 //    from an empty corpus the plain form found too little).
