@@ -158,11 +158,15 @@ class Engine {
   void RemoveCandidate(int32_t id);
   template <typename Fn>
   void ForEachCandidateTree(int32_t id, Fn&& fn);
+  // Share s's head: the first job in queue order, or the reservation holder
+  // ahead of returned victims (victimReturn BEHIND_RESERVATION).
+  int32_t HeadOf(int32_t s) const;
   // After job `id` entered or left share s's queue: the cached head, and the
   // share unsettled if its head changed or is `id`.
-  int32_t HeadOf(int32_t s) const;
-  SimTime Checkpoint(int32_t vid);
   void QueueChanged(int32_t s, int32_t id);
+  // A victim's run kept by its last checkpoint as its preemption starts
+  // (taken off its remaining run); 0 without checkpoints or before RUNNING.
+  SimTime Checkpoint(int32_t vid);
   // Share s's counters on u changed: the invariant checker's pair, the
   // share's order key, and the shares whose head needs u. `lending`: only
   // s's lent count changed, which a self-bound share reads only if it may

@@ -103,7 +103,8 @@ struct Job {
   bool draining = false;
   PreemptionType drain_type = PreemptionType::kNone;
   bool has_parts = false;  // an entry in FastState::parts
-  // RUNNABLE again after a preemption drain, with no priority change since:
+  // RUNNABLE again after a preemption drain, its priority unchanged since it
+  // was preempted (`reranked` marks a change during the drain):
   // with victimReturn BEHIND_RESERVATION it does not take the head from
   // its share's reservation holder (Engine::HeadOf).
   bool returned = false;

@@ -163,6 +163,13 @@ class Reader {
     if (!B()) return std::nullopt;
     return Int32(what);
   }
+  // An optional checkpoint interval: seconds > 0.
+  std::optional<SimTime> OInterval(const char* what) {
+    if (!B()) return std::nullopt;
+    const SimTime t = Time(what);
+    if (t <= 0) Fail(absl::StrCat(what, " must be > 0"));
+    return t;
+  }
   SimTime Time(const char* what) {
     const int64_t v = I();
     if (v < 0 || v > kMaxSimTime) Fail(absl::StrCat(what, " must be in [0, 1e12] seconds"));
@@ -254,8 +261,7 @@ void PutSubmitFields(Writer& w, const QsbSubmitView& v) {
   w.E8(v.outcome);
   if (w.version >= 5) {
     w.OI(v.max_runtime_seconds);
-    w.B(v.checkpoint_interval.has_value());
-    if (v.checkpoint_interval) w.I(*v.checkpoint_interval);
+    w.OI(v.checkpoint_interval);
   }
 }
 
@@ -323,10 +329,7 @@ void GetSubmitInto(Reader& rd, SubmitServiceJobRequest& r) {
   r.checkpoint_interval.reset();
   if (rd.version >= 5) {
     r.max_runtime_seconds = rd.OInt32("MaxRuntimeInSeconds");
-    if (rd.B()) {
-      r.checkpoint_interval = rd.Time("checkpointIntervalSeconds");
-      if (*r.checkpoint_interval <= 0) rd.Fail("checkpointIntervalSeconds must be > 0");
-    }
+    r.checkpoint_interval = rd.OInterval("checkpointIntervalSeconds");
   }
 }
 
@@ -421,10 +424,7 @@ void PutHead(Writer& w, const Scenario& s, size_t nevents, uint32_t version) {
   w.E8(k.unassigned_capacity);
   if (version >= 3) w.E8(k.entitled_capacity);
   if (version >= 4) w.E8(k.victim_return);
-  if (version >= 5) {
-    w.B(k.checkpoint_interval.has_value());
-    if (k.checkpoint_interval) w.I(*k.checkpoint_interval);
-  }
+  if (version >= 5) w.OI(k.checkpoint_interval);
   w.B(k.horizon.has_value());
   if (k.horizon) w.I(*k.horizon);
   w.I(s.submit_count);
@@ -481,10 +481,7 @@ Scenario GetHead(Reader& rd, std::string_view source, uint32_t version) {
   k.unassigned_capacity = rd.E8<UnassignedCapacity>(2, "unassignedCapacity");
   if (version >= 3) k.entitled_capacity = rd.E8<EntitledCapacity>(2, "entitledCapacity");
   if (version >= 4) k.victim_return = rd.E8<VictimReturn>(2, "victimReturn");
-  if (version >= 5 && rd.B()) {
-    k.checkpoint_interval = rd.Time("checkpointIntervalSeconds");
-    if (*k.checkpoint_interval <= 0) rd.Fail("checkpointIntervalSeconds must be > 0");
-  }
+  if (version >= 5) k.checkpoint_interval = rd.OInterval("checkpointIntervalSeconds");
   if (rd.B()) k.horizon = rd.Time("horizonSeconds");
   s.submit_count = rd.I();
   return s;

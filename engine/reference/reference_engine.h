@@ -85,7 +85,7 @@ struct Job {
   int64_t own = 0;
   std::vector<Part> parts;  // in draw order
   bool timed_out = false;   // the current attempt ends by timeout
-  bool max_runtime_exceeded = false;  // ... or by MaxRuntimeInSeconds (§5)   // the current attempt ends by timeout
+  bool max_runtime_exceeded = false;  // ... or by MaxRuntimeInSeconds (§5)
 
   // Draining victim.
   bool draining = false;
@@ -97,9 +97,10 @@ struct Job {
 
   // Reservation (RUNNABLE head waiting on a preemption it triggered).
   bool has_reservation = false;
-  // RUNNABLE again after a preemption drain, with no dispatch or priority
-  // update since: with victimReturn BEHIND_RESERVATION it does not take the
-  // head from a job of its share holding a reservation (§6).
+  // RUNNABLE again after a preemption drain, its priority unchanged since it
+  // was preempted (`reranked` marks a change during the drain): with
+  // victimReturn BEHIND_RESERVATION it does not take the head from a job of
+  // its share holding a reservation (§6).
   bool returned = false;
   bool reranked = false;  // its priority changed while it drained
   int64_t hold = 0;
