@@ -89,6 +89,41 @@ void AppendTimed(Scenario& sc, std::vector<ScenarioEvent>& timed) {
   }
 }
 
+// simulation.capacity on some inputs (docs/semantics.md §2, "Capacity"):
+// per unit a failure probability and perhaps an availability schedule;
+// when a job could fail to provision for ever, the queue gets the time-limit
+// action for the reason unless a horizon ends the run.
+void DecodeCapacity(FuzzedDataProvider& p, Scenario& sc, const std::vector<std::string>& units) {
+  if (!OneIn(p, 3)) return;
+  CapacityModel& c = sc.knobs.capacity;
+  c.seed = p.ConsumeIntegral<uint8_t>();
+  static constexpr int64_t kErrors[] = {60, 1, 5, 300};
+  c.error_delay = Pick(p, kErrors) * kSec;
+  static constexpr double kProbabilities[] = {0.25, 0, 0.5, 0.9, 1};
+  bool may_stick = false;
+  for (const std::string& u : units) {  // names in increasing order
+    if (OneIn(p, 3)) continue;
+    TypeCapacity t;
+    t.instance_type = u;
+    t.failure_probability = Pick(p, kProbabilities);
+    if (!OneIn(p, 3)) {
+      const int steps = p.ConsumeIntegralInRange<int>(1, 4);
+      SimTime at = p.ConsumeIntegralInRange<int64_t>(0, 60) * kSec;
+      for (int i = 0; i < steps; ++i) {
+        t.availability.push_back({at, p.ConsumeIntegralInRange<int64_t>(0, 12)});
+        at += p.ConsumeIntegralInRange<int64_t>(1, 600) * kSec;
+      }
+    }
+    may_stick = may_stick || t.failure_probability >= 1 || !t.availability.empty();
+    c.types.push_back(std::move(t));
+  }
+  if (may_stick && !sc.knobs.horizon) {
+    sc.job_queue.time_limit_actions.push_back(
+        {"CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "RUNNABLE", p.ConsumeIntegralInRange<int64_t>(600, 1200),
+         "TERMINATE"});
+  }
+}
+
 Scenario Decode(FuzzedDataProvider& p) {
   Scenario sc = EmptyScenario();
 
@@ -132,6 +167,7 @@ Scenario Decode(FuzzedDataProvider& p) {
   if (OneIn(p, 4)) k.victim_return = VictimReturn::kInPlace;
   if (OneIn(p, 5)) k.checkpoint_interval = p.ConsumeIntegralInRange<int64_t>(1, 120) * kSec;
   if (OneIn(p, 6)) k.horizon = p.ConsumeIntegralInRange<int64_t>(1, 3000) * kSec;
+  DecodeCapacity(p, sc, units);
 
   // Quota shares (the `quotaShares` entries: CreateQuotaShare at time 0).
   // 1-20 shares; mostly up to 6 so that each run stays cheap (the engine's
@@ -267,6 +303,7 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
   if (OneIn(p, 3)) k.checkpoint_interval = p.ConsumeIntegralInRange<int64_t>(1, 60) * kSec;
   if (p.ConsumeBool()) k.scheduling_interval = 15 * kSec;
   if (OneIn(p, 8)) k.backfill = true;
+  DecodeCapacity(p, sc, units);
 
   std::vector<std::string> share_names;
   static constexpr Strategy kStrategies[] = {Strategy::kLendAndBorrow, Strategy::kLend, Strategy::kLendAndBorrow,

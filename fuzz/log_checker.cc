@@ -4,6 +4,7 @@
 #include <string_view>
 #include <variant>
 
+#include "engine/model/capacity.h"
 #include "engine/model/validation.h"
 #include "fuzz/fuzz_check.h"
 
@@ -183,6 +184,8 @@ void LogChecker::Release(Job& j) {
     }
   }
   QS_FUZZ_CHECK(use_[j.unit] >= 0, "invariant 4: negative use of " << j.unit);
+  if (j.attempt >= 0) attempts_[static_cast<size_t>(j.attempt)].release_line = line_;
+  j.attempt = -1;
   j.own = 0;
   j.parts.clear();
   CheckAccounting("release");
@@ -242,6 +245,7 @@ LogChecker::Job& LogChecker::JobFor(const JobRecord& r) {
 
 void LogChecker::OnJob(const JobRecord& r) {
   Now(r.time);
+  ++line_;
   const std::string name(r.job_name);
   Job& j = JobFor(r);
   const SubmitServiceJobRequest& req = *j.req;
@@ -343,6 +347,7 @@ void LogChecker::OnJob(const JobRecord& r) {
     }
     Release(j);
     j.frozen = false;
+    j.capacity_run_start = -1;
     j.returned_at = r.status == JobStatus::kRunnable ? t : -1;
   } else if (terminated) {
     if (IsDispatched(prev)) Release(j);
@@ -365,9 +370,15 @@ void LogChecker::OnJob(const JobRecord& r) {
               break;
             }
           }
-          QS_FUZZ_CHECK(action != nullptr && StartsWith(j.reason, "MISCONFIGURATION") &&
-                            r.status_reason == std::string(reasons::kTimeLimitPrefix) + action->reason &&
-                            t == j.status_time + action->max_time_seconds * kMillisPerSecond,
+          // A capacity error's clock runs from the first SCHEDULED of the run
+          // of errors; the check comes no earlier than the error itself.
+          const bool capacity = j.reason == reasons::kInsufficientCapacity;
+          const SimTime due = action == nullptr ? -1
+                              : capacity
+                                  ? std::max(j.status_time, j.capacity_run_start + action->max_time_seconds * kMillisPerSecond)
+                                  : j.status_time + action->max_time_seconds * kMillisPerSecond;
+          QS_FUZZ_CHECK(action != nullptr && (StartsWith(j.reason, "MISCONFIGURATION") || capacity) &&
+                            r.status_reason == std::string(reasons::kTimeLimitPrefix) + action->reason && t == due,
                         "invariant 4: RUNNABLE job " << name << " (reason '" << j.reason << "' since t="
                                                      << j.status_time << ") FAILED at t=" << t << " with '"
                                                      << r.status_reason << "'");
@@ -444,6 +455,8 @@ void LogChecker::OnJob(const JobRecord& r) {
                         "invariant 2: " << name << " of " << StrategyName(s.strategy) << " share " << j.share
                                         << " borrows " << borrowed);
           j.unit = unit;
+          j.attempt = static_cast<int64_t>(attempts_.size());
+          attempts_.push_back({unit, r.quantity, j.index, line_, t, INT64_MAX, 0, name});
           j.own = r.quantity - borrowed;
           s.own[unit] += j.own;
           s.borrowed[unit] += borrowed;
@@ -452,9 +465,23 @@ void LogChecker::OnJob(const JobRecord& r) {
         }
         break;
       case JobStatus::kScheduled:
+        if (r.status == JobStatus::kRunnable) {
+          // A capacity error: no attempt used (docs/semantics.md §2).
+          QS_FUZZ_CHECK(FindTypeCapacity(sc_.knobs.capacity, j.unit) != nullptr &&
+                            r.status_reason == reasons::kInsufficientCapacity &&
+                            t == j.status_time + sc_.knobs.capacity.error_delay,
+                        "capacity: " << name << " SCHEDULED at t=" << j.status_time << " -> RUNNABLE '"
+                                     << r.status_reason << "' at t=" << t);
+          if (j.capacity_run_start < 0) j.capacity_run_start = j.status_time;
+          attempts_[static_cast<size_t>(j.attempt)].fate = -1;
+          Release(j);
+          break;
+        }
         QS_FUZZ_CHECK(r.status == JobStatus::kStarting && t == j.status_time + sc_.knobs.provision,
                       "invariant 4: " << name << " SCHEDULED at t=" << j.status_time << " -> "
                                       << JobStatusName(r.status) << " at t=" << t);
+        attempts_[static_cast<size_t>(j.attempt)].fate = 1;
+        j.capacity_run_start = -1;
         break;
       case JobStatus::kStarting:
         QS_FUZZ_CHECK(r.status == JobStatus::kRunning && t == j.status_time + sc_.knobs.download,
@@ -586,8 +613,44 @@ void LogChecker::OnEnd(SimTime end_time) {
   }
 }
 
+// Replays the provisioning rule over every dispatch in line order (a
+// release at an earlier line frees its instances first) and checks each
+// attempt's fate against it.
+void LogChecker::CheckCapacityReplay() {
+  std::map<std::string, int64_t> provisioned;
+  std::vector<const Attempt*> held;  // provisioned, not yet released at the current line
+  for (const Attempt& a : attempts_) {
+    size_t keep = 0;
+    for (const Attempt* h : held) {
+      if (h->release_line < a.line) {
+        provisioned[h->unit] -= h->n;
+      } else {
+        held[keep++] = h;
+      }
+    }
+    held.resize(keep);
+    const TypeCapacity* cap = FindTypeCapacity(sc_.knobs.capacity, a.unit);
+    bool fails = false;
+    int64_t available = -1;
+    if (cap != nullptr) {
+      available = AvailableAt(*cap, a.at);
+      fails = ProvisioningDrawFails(sc_.knobs.capacity, *cap, a.seq, a.at) || provisioned[a.unit] + a.n > available;
+    }
+    QS_FUZZ_CHECK(a.fate == 0 || (a.fate < 0) == fails,
+                  "capacity: " << a.job << " dispatched at t=" << a.at << " with " << a.n << " " << a.unit << " ("
+                               << provisioned[a.unit] << " provisioned, " << available << " available) "
+                               << (a.fate < 0 ? "got a capacity error" : "got its instances") << ", expected "
+                               << (fails ? "a capacity error" : "its instances"));
+    if (!fails) {
+      provisioned[a.unit] += a.n;
+      held.push_back(&a);
+    }
+  }
+}
+
 void LogChecker::Finish(const RunStats& stats) {
   QS_FUZZ_CHECK(ended_, "end: the engine never called OnEnd");
+  CheckCapacityReplay();
   QS_FUZZ_CHECK(stats.jobs_submitted == submitted_lines_,
                 "invariant 4: engine counts " << stats.jobs_submitted << " submitted jobs, log shows "
                                               << submitted_lines_);

@@ -30,6 +30,15 @@
 //                dispatched ahead of returned victims
 //  entitled      (entitledCapacity WITHHELD) no share lends a unit while its
 //  capacity      head waits for that unit within its own limit
+//  capacity      (simulation.capacity) a capacity error comes errorSeconds
+//                after SCHEDULED with the documented reason and uses no
+//                attempt; replayed in line order at the end, every attempt's
+//                fate is the rule's: it gets its instances unless its seeded
+//                draw fails or the instances provisioned to earlier attempts
+//                still held plus its own exceed the type's availability (so
+//                provisioned capacity never exceeds availability at a
+//                dispatch); the time-limit action for the reason fires at
+//                maxTimeSeconds after the first SCHEDULED of a run of errors
 //  checkpoints   a RUNNING victim keeps whole checkpoint intervals of its
 //                run (checkpointedSeconds); its later attempts run the rest
 //  timing        latencies, run times, timeouts (attemptDurationSeconds and
@@ -89,6 +98,8 @@ class LogChecker : public LogSink {
     int64_t attempts_used = 0;
     int64_t preempted = 0;
     SimTime checkpointed = 0;  // run kept by checkpoints at its preemptions
+    int64_t attempt = -1;              // its dispatched attempt in attempts_, -1 when none
+    SimTime capacity_run_start = -1;   // SCHEDULED time of the first of a run of capacity errors
     // Dispatched: what it holds.
     std::string unit;
     int64_t own = 0;
@@ -114,6 +125,16 @@ class LogChecker : public LogSink {
     std::map<std::string, int64_t> allow_own, allow_borrowed, allow_lent;
     size_t order = 0;
   };
+  // A dispatch, for the capacity replay: fate 1 provisioned (STARTING),
+  // -1 capacity error, 0 not seen (preempted, terminated or cut off first).
+  struct Attempt {
+    std::string unit;
+    int64_t n = 0, seq = 0, line = 0;
+    SimTime at = 0;
+    int64_t release_line = INT64_MAX;
+    int fate = 0;
+    std::string job;
+  };
   struct Terminate {
     SimTime time;
     std::string path, job, reason;
@@ -135,6 +156,7 @@ class LogChecker : public LogSink {
   bool MayLeadReturned(const Job& j) const;
   bool IsTerminateLine(const std::string& job, const JobRecord& r) const;
   void CheckTerminatesBefore(SimTime t, bool inclusive);
+  void CheckCapacityReplay();
   Job& JobFor(const JobRecord& r);
 
   const Scenario& sc_;
@@ -151,6 +173,8 @@ class LogChecker : public LogSink {
   std::set<std::string> rejected_paths_;
   size_t next_config_ = 0;       // index into sc_.events of the next request not applied
   std::vector<Terminate> terminates_;
+  std::vector<Attempt> attempts_;
+  int64_t line_ = 0;  // job lines so far
   size_t next_terminate_ = 0;
 };
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/fast/engine.h"
+#include "engine/model/capacity.h"
 #include "engine/util/strings.h"
 
 namespace qs::engine_internal {
@@ -114,6 +115,7 @@ void Engine::EndDrain(int32_t id) {
   const PreemptionType type = j.drain_type;
   GiveToBeneficiary(id);
   Release(id);
+  if (!st_.capacity_streak.empty()) st_.capacity_streak.erase(id);  // a preemption ends a run of capacity errors
   j.draining = false;
   ++j.preempted_count;
   std::string_view runnable_reason =
@@ -254,6 +256,17 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
   ++j.reason_epoch;
   AddCandidate(id);
   EmitJob(id, JobStatus::kScheduled, "");
+  // simulation.capacity: the instances are obtained unless the draw fails
+  // or those already provisioned and these exceed the type's availability;
+  // else SageMaker reports a capacity error (docs/semantics.md §2).
+  const TypeCapacity* cap = st_.capacity_of[j.unit];
+  j.capacity_doomed = cap != nullptr && (ProvisioningDrawFails(st_.knobs.capacity, *cap, j.seq, now_) ||
+                                         st_.provisioned[j.unit] + j.n > AvailableAt(*cap, now_) + (QsMutant(13) ? 1 : 0));
+  if (j.capacity_doomed) {
+    Push(now_ + st_.knobs.capacity.error_delay, EventType::kCapacityError, id, j.attempt, 0);
+    return;
+  }
+  st_.provisioned[j.unit] += j.n;
   Push(now_ + st_.knobs.provision, EventType::kStarting, id, j.attempt, 0);
 }
 
@@ -273,6 +286,8 @@ void Engine::Release(int32_t id) {
   sh.own[j.unit] -= j.own;
   sh.borrowed[j.unit] -= j.borrowed_total;
   st_.total_use[j.unit] -= j.n;
+  if (!j.capacity_doomed) st_.provisioned[j.unit] -= j.n;
+  j.capacity_doomed = false;
   j.own = 0;
   j.borrowed_total = 0;
   if (j.has_parts) {

@@ -2,6 +2,7 @@
 // for the parts and docs/semantics.md for the rules.
 #include "engine/fast/engine.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,6 +122,7 @@ void Engine::ApplyInternalEvent(const Event& ev) {
     case EventType::kStarting:
       if (j.status != JobStatus::kScheduled || j.attempt != ev.tag || j.draining) return;
       SetStatus(ev.job, JobStatus::kStarting);
+      if (!st_.capacity_streak.empty()) st_.capacity_streak.erase(ev.job);  // its instances were obtained
       EmitJob(ev.job, JobStatus::kStarting, st_.reasons.Text(j.reason));
       Push(now_ + knobs.download, EventType::kRunning, ev.job, j.attempt, 0);
       return;
@@ -170,6 +172,25 @@ void Engine::ApplyInternalEvent(const Event& ev) {
       return;
     case EventType::kTick:
       return;
+    case EventType::kCapacityError: {
+      if (j.status != JobStatus::kScheduled || j.attempt != ev.tag || j.draining) return;
+      // Back to RUNNABLE without using an attempt (docs/semantics.md §2,
+      // "Capacity"); the time-limit clock runs from the SCHEDULED time of
+      // the first of a run of capacity errors.
+      const SimTime start = QsMutant(14) ? now_ : st_.capacity_streak.try_emplace(ev.job, j.dispatched_at).first->second;
+      Release(ev.job);
+      MakeRunnable(ev.job, reasons::kInsufficientCapacity);
+      const std::string_view code = reasons::ReasonCode(reasons::kInsufficientCapacity);
+      const std::vector<JobStateTimeLimitAction>& actions = sc_.job_queue.time_limit_actions;
+      for (size_t i = 0; i < actions.size(); ++i) {
+        if (actions[i].reason == code || actions[i].reason == reasons::kInsufficientCapacity) {
+          Push(std::max(now_, start + actions[i].max_time_seconds * kMillisPerSecond), EventType::kTimeLimit, ev.job,
+               j.reason_epoch, static_cast<int32_t>(i));
+          break;
+        }
+      }
+      return;
+    }
   }
 }
 

@@ -36,6 +36,7 @@ enum class EventType : uint8_t {
   kDrainEnd,
   kTimeLimit,
   kTick,
+  kCapacityError,  // SageMaker could not provision the attempt (simulation.capacity)
 };
 
 struct Event {

@@ -99,6 +99,7 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
   r.use.assign(nu, 0);
   r.hold.assign(nu, 0);
   r.ulent.assign(nu, 0);
+  r.prov.assign(nu, 0);
   r.queued.assign(ns, 0);
   for (const Job& j : st.jobs) {
     if (IsDispatched(j.status)) {
@@ -115,7 +116,8 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
       }
       if (sum != j.n) out.push_back(absl::StrCat("invariant 4: job ", Sv(st.NameOf(j)), " holds ", sum, " of ", j.n));
       r.use[j.unit] += j.n;
-    } else if (j.own != 0 || j.has_parts) {
+      if (!j.capacity_doomed) r.prov[j.unit] += j.n;
+    } else if (j.own != 0 || j.has_parts || j.capacity_doomed) {
       out.push_back(absl::StrCat("invariant 4: job ", Sv(st.NameOf(j)), " holds capacity while ",
                                  JobStatusName(j.status)));
     }
@@ -140,7 +142,8 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
       out.push_back(absl::StrCat("invariant 4: share ", sh.name, " counters disagree with jobs"));
     }
   }
-  if (r.use != st.total_use || r.hold != st.total_hold || r.ulent != st.unassigned_lent) {
+  if (r.use != st.total_use || r.hold != st.total_hold || r.ulent != st.unassigned_lent ||
+      r.prov != st.provisioned) {
     out.push_back("invariant 4: environment counters disagree with jobs");
   }
 }

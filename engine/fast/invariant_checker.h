@@ -90,7 +90,7 @@ class InvariantChecker {
   std::vector<char> touched_flag_;
   std::vector<Deadline> deadlines_;
   struct RecountScratch {  // Recount()'s counters, [share * units + unit]
-    std::vector<int64_t> own, lent, borrowed, use, hold, ulent, queued;
+    std::vector<int64_t> own, lent, borrowed, use, hold, ulent, prov, queued;
   };
   RecountScratch recount_;
 };

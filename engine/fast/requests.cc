@@ -109,7 +109,7 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   j.name_rank = st_.index.job_names.RankOf(ordinal);  // validation rejects a submission without a name
   j.run_time = r.run_time;
   j.outcome = r.outcome;
-  j.retry_attempts = static_cast<int16_t>(r.retry_attempts.value_or(1));
+  j.retry_attempts = static_cast<int8_t>(r.retry_attempts.value_or(1));
   if (r.checkpoint_interval) st_.checkpoint_interval[id] = *r.checkpoint_interval;
   j.attempt_limit_s = static_cast<int32_t>(r.attempt_duration_seconds.value_or(-1));
   j.limit_is_max_runtime = false;

@@ -1,5 +1,7 @@
 #include "engine/fast/state.h"
 
+#include "engine/model/capacity.h"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -35,6 +37,9 @@ FastState::FastState(const Scenario& scenario, const Knobs& k, ScenarioIndex idx
   assigned_limits.assign(nu, 0);
   lendable_limits.assign(nu, 0);
   borrowers_by_unit.resize(nu);
+  provisioned.assign(nu, 0);
+  capacity_of.assign(nu, nullptr);
+  for (size_t u = 0; u < nu; ++u) capacity_of[u] = FindTypeCapacity(knobs.capacity, unit_names[u]);
   se_enabled = scenario.service_environment.state == Toggle::kEnabled;
   for (const CapacityLimit& l : scenario.service_environment.capacity_limits) {
     se[UnitOf(l.capacity_unit)] = l.max_capacity;
@@ -74,6 +79,7 @@ void FastState::FreeSlot(int32_t id) {
   if (j.preempted_count > 0) recent.erase(id);
   if (!checkpoint_interval.empty()) checkpoint_interval.erase(id);
   if (!in_share_victim_of.empty()) in_share_victim_of.erase(id);
+  if (!capacity_streak.empty()) capacity_streak.erase(id);
   free_slots.push_back(id);
 }
 

@@ -130,8 +130,11 @@ struct Job {
   // (Batch's timeout wins a tie) is limit_is_max_runtime.
   int32_t attempt_limit_s = -1;
   int32_t preemption_retries = -1;  // preemptionRetriesBeforeTermination, -1 none
-  int16_t retry_attempts = 1;       // retryStrategy.attempts (validated 1..10)
-  int16_t failed_attempts = 0;      // < retry_attempts
+  int8_t retry_attempts = 1;        // retryStrategy.attempts (validated 1..10)
+  int8_t failed_attempts = 0;       // < retry_attempts
+  // The dispatched attempt will not get its instances (simulation.capacity):
+  // it ends with a capacity error, and its instances are not provisioned.
+  bool capacity_doomed = false;
 };
 static_assert(sizeof(Job) <= 112, "the job record must stay compact");
 
@@ -186,6 +189,13 @@ struct FastState {
   // simulation.checkpointIntervalSeconds of the jobs that give one (keyed
   // by slot; the others use Knobs::checkpoint_interval).
   absl::flat_hash_map<int32_t, SimTime> checkpoint_interval;
+  // simulation.capacity (docs/semantics.md §2, "Capacity"): per unit, its
+  // entry (nullptr: always provisions) and the instances provisioned to
+  // dispatched attempts not doomed to a capacity error; per job in a run of
+  // capacity errors, the SCHEDULED time of the first (the time-limit clock).
+  std::vector<const TypeCapacity*> capacity_of;
+  std::vector<int64_t> provisioned;
+  absl::flat_hash_map<int32_t, SimTime> capacity_streak;
   // In-share victims not dispatched since: victim slot -> the seq of the job
   // they were preempted for (backfill skips them while it is the head).
   absl::flat_hash_map<int32_t, int32_t> in_share_victim_of;

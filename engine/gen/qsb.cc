@@ -1,10 +1,13 @@
 #include "engine/gen/qsb.h"
 
+#include "engine/model/capacity.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -427,6 +430,22 @@ void PutHead(Writer& w, const Scenario& s, size_t nevents, uint32_t version) {
   if (version >= 5) w.OI(k.checkpoint_interval);
   w.B(k.horizon.has_value());
   if (k.horizon) w.I(*k.horizon);
+  if (version >= 6) {
+    const CapacityModel& c = k.capacity;
+    w.U(c.seed);
+    w.I(c.error_delay);
+    w.U(c.types.size());
+    for (const TypeCapacity& t : c.types) {
+      w.S(t.instance_type);
+      w.U(std::bit_cast<uint64_t>(t.failure_probability));
+      w.S(t.availability_csv);
+      w.U(t.availability.size());
+      for (const AvailabilityStep& a : t.availability) {
+        w.I(a.at);
+        w.I(a.instances);
+      }
+    }
+  }
   w.I(s.submit_count);
   w.U(nevents);
 }
@@ -483,6 +502,45 @@ Scenario GetHead(Reader& rd, std::string_view source, uint32_t version) {
   if (version >= 4) k.victim_return = rd.E8<VictimReturn>(2, "victimReturn");
   if (version >= 5) k.checkpoint_interval = rd.OInterval("checkpointIntervalSeconds");
   if (rd.B()) k.horizon = rd.Time("horizonSeconds");
+  if (version >= 6) {
+    // simulation.capacity, checked as the JSON parser checks it.
+    CapacityModel& c = k.capacity;
+    c.seed = rd.U();
+    c.error_delay = rd.Time("capacity.errorSeconds");
+    if (c.error_delay < kMillisPerSecond) rd.Fail("capacity.errorSeconds must be at least 1 second");
+    const uint64_t ntypes = rd.U();
+    if (ntypes > 1000) rd.Fail("more than 1000 capacity instance types");
+    for (uint64_t i = 0; i < ntypes && rd.ok(); ++i) {
+      TypeCapacity t;
+      t.instance_type = rd.S();
+      if (t.instance_type.empty()) rd.Fail("an empty capacity instance type");
+      if (!c.types.empty() && t.instance_type <= c.types.back().instance_type) {
+        rd.Fail("capacity instance types not in strictly increasing name order");
+      }
+      t.failure_probability = std::bit_cast<double>(rd.U());
+      if (!(t.failure_probability >= 0 && t.failure_probability <= 1)) {
+        rd.Fail("capacity failureProbability must be between 0 and 1");
+      }
+      t.availability_csv = rd.S();
+      const uint64_t nsteps = rd.U();
+      if (nsteps > (uint64_t{1} << 24)) rd.Fail("more than 2^24 availability steps");
+      for (uint64_t j = 0; j < nsteps && rd.ok(); ++j) {
+        AvailabilityStep a;
+        a.at = rd.Time("availability atSeconds");
+        a.instances = rd.Int32("availability instances");
+        if (a.instances < 0) rd.Fail("availability instances must be >= 0");
+        if (!t.availability.empty() && a.at <= t.availability.back().at) {
+          rd.Fail("availability steps not in strictly increasing atSeconds");
+        }
+        t.availability.push_back(a);
+      }
+      if (!t.availability.empty() && !t.availability_csv.empty()) rd.Fail("both availability and availabilityCsv");
+      c.types.push_back(std::move(t));
+    }
+    if (rd.ok()) {
+      if (std::string problem = CapacityModelEndsProblem(s); !problem.empty()) rd.Fail(problem);
+    }
+  }
   s.submit_count = rd.I();
   return s;
 }
@@ -847,7 +905,7 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   std::memcpy(&version, bytes.data() + 4, 4);
   const uint64_t size = Get64(bytes, 8);
   const uint64_t sum = Get64(bytes, 16);
-  if (version < 1 || version > 5) {
+  if (version < 1 || version > 6) {
     return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 5)"));
   }
   if (size != bytes.size() - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
@@ -939,7 +997,7 @@ absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::OpenImpl(std::uniq
   std::memcpy(&version, header.data() + 4, 4);
   const uint64_t payload = Get64(header, 8);
   const uint64_t sum = Get64(header, 16);
-  if (version < 1 || version > 5) {
+  if (version < 1 || version > 6) {
     return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 5)"));
   }
   if (payload != size - kHeaderBytes) return err("payload size does not match the file size (truncated?)");

@@ -15,7 +15,13 @@
 // type (the Request variant index) and the request's fields in declaration
 // order (engine/model/scenario.h).
 //
-//  * Version 5 (written): version 4 with the knob checkpointIntervalSeconds
+//  * Version 6 (written): version 5 with the knob simulation.capacity after
+//    horizonSeconds: seed (u), errorSeconds (ms), the type count and per
+//    type its name, failureProbability (the IEEE-754 bits as u),
+//    availabilityCsv (a string, "" once read) and its steps (count, then
+//    atSeconds ms and instances per step). Versions 1 to 5 hold no capacity
+//    model: read, it is absent, as in a JSON scenario without the key.
+//  * Version 5 (still read): version 4 with the knob checkpointIntervalSeconds
 //    (an optional, after victimReturn) and a submission's
 //    StoppingCondition.MaxRuntimeInSeconds and checkpointIntervalSeconds
 //    (optionals, after its outcome).
@@ -58,11 +64,11 @@
 
 namespace qs::gen {
 
-inline constexpr uint32_t kQsbVersion = 5;     // written; 1 to 5 are read
-inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (versions 2 to 5)
+inline constexpr uint32_t kQsbVersion = 6;     // written; 1 to 6 are read
+inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (versions 2 to 6)
 
 // versions 1 and 2 are kept for tests of the reader's compatibility;
-// block_events (versions 2 to 5) is a parameter so that tests can make many
+// block_events (versions 2 to 6) is a parameter so that tests can make many
 // small blocks.
 std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
                       size_t block_events = kQsbBlockEvents);
@@ -121,7 +127,7 @@ struct QsbParts {
 };
 QsbParts EncodeQsbParts(const Scenario& head, size_t nevents, const QsbEventRange& events,
                         size_t block_events = kQsbBlockEvents, uint32_t version = kQsbVersion);
-// The pieces of version 5 (or 2 to 4) for a writer that encodes the blocks itself (a
+// The pieces of version 6 (or 2 to 5) for a writer that encodes the blocks itself (a
 // streaming `gen`): each block is QsbEventWriter bytes of consecutive
 // events; QsbPrefix is what precedes the blocks in the file, given every
 // block's events, bytes and QsbChecksum. EncodeQsbParts is built on them.

@@ -17,6 +17,8 @@
 //  10 victims return in place      (a returned victim takes the head from the reservation holder)
 //  11 checkpoint one interval late (a preempted run keeps one interval less)
 //  12 MaxRuntimeInSeconds ignored  (only timeoutConfig ends an attempt early)
+//  13 availability off by one      (an attempt is provisioned one instance beyond availability)
+//  14 capacity clock restarts      (the time limit counts from the last capacity error, not the first SCHEDULED)
 #ifndef QS_ENGINE_INTERNAL_MUTANTS_H_
 #define QS_ENGINE_INTERNAL_MUTANTS_H_
 
@@ -26,7 +28,7 @@
 
 namespace qs::engine_internal {
 
-inline constexpr int kMutantCount = 12;
+inline constexpr int kMutantCount = 14;
 constexpr bool QsMutant(int id) { return QS_MUTANT == id; }
 
 }  // namespace qs::engine_internal

@@ -40,6 +40,8 @@
 #include "absl/strings/str_cat.h"
 #include "engine/util/status_macros.h"
 #include "engine/io/json_text.h"
+#include "engine/io/capacity_csv.h"
+#include "engine/model/capacity.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
@@ -748,12 +750,88 @@ absl::StatusOr<JobQueue> AsJobQueue(const Reader& r, const Json& v, const Path& 
   return out;
 }
 
+// simulation.capacity (docs/semantics.md §2, "Capacity").
+absl::StatusOr<AvailabilityStep> AsAvailabilityStep(const Reader& r, const Json& v, const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"atSeconds", "instances"}));
+  QS_RETURN_IF_ERROR(r.Require(v, path, "atSeconds"));
+  QS_RETURN_IF_ERROR(r.Require(v, path, "instances"));
+  AvailabilityStep out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "atSeconds", AsSeconds, &out.at));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "instances", AsInt32, &out.instances));
+  if (out.instances < 0) {
+    return r.Error(path.Key("instances"), absl::StrCat("must be >= 0, got ", out.instances));
+  }
+  return out;
+}
+
+absl::StatusOr<double> AsProbability(const Reader& r, const Json& v, const Path& path) {
+  if (!v.is_number()) return r.TypeError(path, "a number between 0 and 1", v);
+  const double p = v.get<double>();
+  if (!(p >= 0 && p <= 1)) return r.Error(path, absl::StrCat("must be between 0 and 1, got ", Describe(v)));
+  return p;
+}
+
+absl::StatusOr<TypeCapacity> AsTypeCapacity(const Reader& r, const Json& v, const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"failureProbability", "availability", "availabilityCsv"}));
+  TypeCapacity out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "failureProbability", AsProbability, &out.failure_probability));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "availabilityCsv", AsString, &out.availability_csv));
+  if (auto it = v.find("availability"); it != v.end()) {
+    const Path p = path.Key("availability");
+    if (v.contains("availabilityCsv")) {
+      return r.Error(p, "give either availability or availabilityCsv, not both");
+    }
+    if (!it->is_array()) return r.TypeError(p, "an array", *it);
+    if (it->empty()) return r.Error(p, "must list at least one {atSeconds, instances} step");
+    for (size_t i = 0; i < it->size(); ++i) {
+      QS_ASSIGN_OR_RETURN(AvailabilityStep step, AsAvailabilityStep(r, (*it)[i], p.Index(i)));
+      if (!out.availability.empty() && step.at <= out.availability.back().at) {
+        return r.Error(p.Index(i).Key("atSeconds"), "steps must be in strictly increasing atSeconds");
+      }
+      out.availability.push_back(step);
+    }
+  }
+  if (v.contains("availabilityCsv") && out.availability_csv.empty()) {
+    return r.Error(path.Key("availabilityCsv"), "must name a file");
+  }
+  return out;
+}
+
+absl::StatusOr<CapacityModel> AsCapacityModel(const Reader& r, const Json& v, const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"seed", "errorSeconds", "instanceTypes"}));
+  CapacityModel out;
+  if (auto it = v.find("seed"); it != v.end()) {
+    if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0)) {
+      return r.TypeError(path.Key("seed"), "an integer >= 0", *it);
+    }
+    out.seed = it->get<uint64_t>();
+  }
+  QS_RETURN_IF_ERROR(Get(r, v, path, "errorSeconds", AsSeconds, &out.error_delay));
+  if (out.error_delay < kMillisPerSecond) {
+    return r.Error(path.Key("errorSeconds"), "must be at least 1 second (a capacity error takes time to report)");
+  }
+  QS_RETURN_IF_ERROR(r.Require(v, path, "instanceTypes"));
+  const Json& types = v["instanceTypes"];
+  const Path tp = path.Key("instanceTypes");
+  if (!types.is_object()) return r.TypeError(tp, "an object keyed by instance type", types);
+  if (types.size() > 1000) return r.Error(tp, "more than 1000 instance types");
+  for (auto it = types.begin(); it != types.end(); ++it) {
+    if (it.key().empty()) return r.Error(tp, "an instance type name must not be empty");
+    QS_ASSIGN_OR_RETURN(TypeCapacity c, AsTypeCapacity(r, it.value(), tp.Key(it.key())));
+    c.instance_type = it.key();
+    out.types.push_back(std::move(c));
+  }
+  std::sort(out.types.begin(), out.types.end(),
+            [](const TypeCapacity& a, const TypeCapacity& b) { return a.instance_type < b.instance_type; });
+  return out;
+}
+
 absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) {
   QS_RETURN_IF_ERROR(r.CheckObject(
       v, path,
       {"submitLatencySeconds", "provisionSeconds", "downloadSeconds", "schedulingIntervalSeconds",
        "preemptionDrainSeconds", "shareOrder", "victimOrder", "backfill", "unassignedCapacity",
-       "entitledCapacity", "victimReturn", "checkpointIntervalSeconds", "horizonSeconds"}));
+       "entitledCapacity", "victimReturn", "checkpointIntervalSeconds", "horizonSeconds", "capacity"}));
   Knobs k;
   QS_RETURN_IF_ERROR(Get(r, v, path, "submitLatencySeconds", AsSeconds, &k.submit_latency));
   QS_RETURN_IF_ERROR(Get(r, v, path, "provisionSeconds", AsSeconds, &k.provision));
@@ -769,6 +847,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
   QS_RETURN_IF_ERROR(Get(r, v, path, "victimReturn", AsVictimReturn, &k.victim_return));
   QS_RETURN_IF_ERROR(Get(r, v, path, "checkpointIntervalSeconds", AsInterval, &k.checkpoint_interval));
   QS_RETURN_IF_ERROR(Get(r, v, path, "horizonSeconds", AsSeconds, &k.horizon));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "capacity", AsCapacityModel, &k.capacity));
   return k;
 }
 
@@ -799,6 +878,9 @@ absl::StatusOr<Scenario> ParseScenarioImpl(std::string_view text, std::string_vi
       Get(r, root, top, "serviceEnvironment", AsServiceEnvironment, &s.service_environment));
   QS_RETURN_IF_ERROR(Get(r, root, top, "jobQueue", AsJobQueue, &s.job_queue));
   QS_RETURN_IF_ERROR(Get(r, root, top, "simulation", AsKnobs, &s.knobs));
+  if (std::string problem = CapacityModelEndsProblem(s); !problem.empty()) {
+    return r.Error(top.Key("simulation").Key("capacity"), problem);
+  }
   if (auto it = root.find("quotaShares"); it != root.end()) {
     const Path p = top.Key("quotaShares");
     if (!it->is_array()) return r.TypeError(p, "an array", *it);
@@ -855,7 +937,10 @@ absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot read scenario file: ",
                                             std::generic_category().message(error)));
   }
-  return ParseScenario(text, path);
+  absl::StatusOr<Scenario> s = ParseScenario(text, path);
+  if (!s.ok()) return s;
+  QS_RETURN_IF_ERROR(LoadAvailabilityCsvs(*s, path));
+  return s;
 }
 
 }  // namespace qs

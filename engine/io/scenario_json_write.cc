@@ -263,6 +263,28 @@ OrderedJson KnobsJson(const Knobs& k) {
   knobs["victimReturn"] = VictimReturnName(k.victim_return);
   if (k.checkpoint_interval) knobs["checkpointIntervalSeconds"] = SecondsJson(*k.checkpoint_interval);
   if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
+  if (k.capacity != CapacityModel{}) {
+    OrderedJson capacity = OrderedJson::object();
+    capacity["seed"] = k.capacity.seed;
+    capacity["errorSeconds"] = SecondsJson(k.capacity.error_delay);
+    OrderedJson types = OrderedJson::object();
+    for (const TypeCapacity& c : k.capacity.types) {
+      OrderedJson t = OrderedJson::object();
+      t["failureProbability"] = c.failure_probability;
+      if (!c.availability_csv.empty()) {
+        t["availabilityCsv"] = c.availability_csv;
+      } else if (!c.availability.empty()) {
+        OrderedJson steps = OrderedJson::array();
+        for (const AvailabilityStep& a : c.availability) {
+          steps.push_back(OrderedJson{{"atSeconds", SecondsJson(a.at)}, {"instances", a.instances}});
+        }
+        t["availability"] = std::move(steps);
+      }
+      types[c.instance_type] = std::move(t);
+    }
+    capacity["instanceTypes"] = std::move(types);
+    knobs["capacity"] = std::move(capacity);
+  }
   return knobs;
 }
 

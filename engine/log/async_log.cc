@@ -75,12 +75,14 @@ void AsyncLog::OnJob(const JobRecord& r) {
   Put<uint8_t>(c, static_cast<uint8_t>(r.status));
   Put<uint8_t>(c, static_cast<uint8_t>(r.preemption));
   Put<uint8_t>(c, static_cast<uint8_t>((r.has_usage ? 1 : 0) | (r.has_preemption_summary ? 2 : 0) |
-                                       (r.checkpointed_ms > 0 ? 4 : 0)));
+                                       (r.checkpointed_ms > 0 ? 4 : 0) |
+                                       (r.status_reason == reasons::kInsufficientCapacity ? 8 : 0)));
   if (r.checkpointed_ms > 0) Put<int64_t>(c, r.checkpointed_ms);
   if (out_ == nullptr) {
     // Only the summary reads the record (SummaryBuilder::OnJob): a job is
-    // found by its slot, by name only without one; the status reason, the
-    // lenders' names and the preemption summary's attempts are not read.
+    // found by its slot, by name only without one; the status reason (but
+    // whether it is a capacity error: flag 8), the lenders' names and the
+    // preemption summary's attempts are not read.
     if (r.job_slot < 0) PutStr(c, r.job_name);
     PutStr(c, r.share_name);
     if (r.has_usage) {
@@ -239,6 +241,7 @@ void AsyncLog::Decode(const std::string& chunk, std::string& text) {
       r.has_preemption_summary = (flags & 2) != 0;
       r.checkpointed_ms = (flags & 4) != 0 ? in.Get<int64_t>() : 0;
       if (out_ == nullptr) {  // the summary's fields only (OnJob)
+        r.status_reason = (flags & 8) != 0 ? reasons::kInsufficientCapacity : std::string_view();
         if (r.job_slot < 0) r.job_name = in.Str();
         r.share_name = in.Str();
         if (r.has_usage) {

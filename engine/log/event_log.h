@@ -76,6 +76,10 @@ inline constexpr std::string_view kCrossSharePreempted =
     "Cross-share preemption triggered to reclaim borrowed capacity";
 inline constexpr std::string_view kInSharePreempted =
     "In-share preemption triggered by higher priority job";
+// SageMaker could not provision the attempt's instances (User Guide, "Jobs
+// stuck in RUNNABLE due to capacity", SageMaker Training section).
+inline constexpr std::string_view kInsufficientCapacity =
+    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Unable to provision requested compute resources";
 // quotasim's own wording (the spec leaves these open):
 inline constexpr std::string_view kPreemptionRetriesExhausted =
     "Preemption retries exhausted (preemptionRetriesBeforeTermination)";

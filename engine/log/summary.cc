@@ -47,7 +47,7 @@ nlohmann::ordered_json StatsJson(const DurationStats& d, bool full) {
   return j;
 }
 
-nlohmann::ordered_json ShareJson(const ShareSummary& s) {
+nlohmann::ordered_json ShareJson(const ShareSummary& s, bool with_capacity) {
   nlohmann::ordered_json j;
   j["jobsSubmitted"] = s.submitted;
   j["jobsSucceeded"] = s.succeeded;
@@ -62,6 +62,7 @@ nlohmann::ordered_json ShareJson(const ShareSummary& s) {
   j["preemptions"] = {{"crossShare", s.preempted_cross}, {"inShare", s.preempted_in}};
   j["workLostInstanceSeconds"] = Seconds(s.work_lost_instance_ms);
   j["reclaimLatencySeconds"] = StatsJson(s.reclaim, false);
+  if (with_capacity) j["capacityErrors"] = s.capacity_errors;
   return j;
 }
 
@@ -77,6 +78,7 @@ void Accumulate(ShareSummary& total, const ShareSummary& s) {
   total.preempted_cross += s.preempted_cross;
   total.preempted_in += s.preempted_in;
   total.work_lost_instance_ms += s.work_lost_instance_ms;
+  total.capacity_errors += s.capacity_errors;
 }
 
 }  // namespace
@@ -163,6 +165,7 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
       if (r.has_preemption_summary && t.running_since >= 0) {
         sh.s.work_lost_instance_ms += (t.own + t.borrowed) * (r.time - t.running_since);
       }
+      if (t.dispatched && r.status_reason == reasons::kInsufficientCapacity) ++sh.s.capacity_errors;
       CloseAttempt(t, r.time);
       SetWaiting(t, true, r.time);
       if (t.first_runnable < 0) t.first_runnable = r.time;
@@ -300,13 +303,14 @@ std::string SummaryToJson(const Summary& s) {
                   {"meanOverArrivals", std::round(s.backlog.mean_over_arrivals * 10) / 10},
                   {"atLastSubmission", s.backlog.at_last_submission},
                   {"lastSubmissionTime", Seconds(s.backlog.last_submission)}};
-  nlohmann::ordered_json total = ShareJson(s.total);
+  const bool with_capacity = s.total.capacity_errors > 0;
+  nlohmann::ordered_json total = ShareJson(s.total, with_capacity);
   nlohmann::ordered_json util = nlohmann::ordered_json::object();
   for (const auto& [unit, u] : s.utilisation) util[unit] = u;
   total["utilisation"] = util;
   j["total"] = total;
   nlohmann::ordered_json shares = nlohmann::ordered_json::object();
-  for (const auto& [name, sh] : s.shares) shares[name] = ShareJson(sh);
+  for (const auto& [name, sh] : s.shares) shares[name] = ShareJson(sh, with_capacity);
   j["quotaShares"] = shares;
   return j.dump(2) + "\n";
 }

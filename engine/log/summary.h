@@ -18,6 +18,9 @@
 //  * workLostInstanceSeconds: for each preempted attempt that reached
 //    RUNNING, instances x (drain end - RUNNING time - the part of the run
 //    its last checkpoint kept, checkpointedSeconds).
+//  * capacityErrors: RUNNABLE lines with the CAPACITY:INSUFFICIENT_INSTANCE_
+//    CAPACITY reason (attempts SageMaker could not provision); written only
+//    when the run had at least one.
 //  * reclaimLatencySeconds: for jobs of the share that triggered a
 //    cross-share preemption, from its first preemption start to the job's
 //    SCHEDULED (count, max, p99).
@@ -62,6 +65,9 @@ struct ShareSummary {
   int64_t preempted_cross = 0, preempted_in = 0;
   int64_t work_lost_instance_ms = 0;
   DurationStats reclaim;
+  // Capacity errors (docs/semantics.md §2, "Capacity"): attempts SageMaker
+  // could not provision. In the JSON only when a run had any.
+  int64_t capacity_errors = 0;
 };
 
 struct BacklogStats {

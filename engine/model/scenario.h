@@ -69,6 +69,32 @@ struct CapacityLimit {
   bool operator==(const CapacityLimit&) const = default;
 };
 
+// simulation.capacity (docs/semantics.md §2, "Capacity"): whether SageMaker
+// can provision an attempt's instances. Absent (no types): it always can.
+struct AvailabilityStep {
+  SimTime at = 0;         // atSeconds: from this time on ...
+  int64_t instances = 0;  // ... this many instances of the type can be obtained
+  bool operator==(const AvailabilityStep&) const = default;
+};
+struct TypeCapacity {
+  std::string instance_type;
+  // failureProbability: a provisioning try fails with it (seeded draw).
+  double failure_probability = 0;
+  // availability: steps by strictly increasing `at`; before the first step,
+  // and with no steps, the type is not limited.
+  std::vector<AvailabilityStep> availability;
+  // availabilityCsv as written, until LoadScenarioFile reads it into
+  // `availability` (relative to the scenario's folder); then "".
+  std::string availability_csv;
+  bool operator==(const TypeCapacity&) const = default;
+};
+struct CapacityModel {
+  uint64_t seed = 0;                                 // seed of the failure draws
+  SimTime error_delay = 300 * kMillisPerSecond;      // errorSeconds: SCHEDULED -> capacity error (>= 1 s)
+  std::vector<TypeCapacity> types;                   // by instance type name, unique
+  bool operator==(const CapacityModel&) const = default;
+};
+
 // The simulator knobs (`simulation` object at top level). Defaults are the
 // defaults of ../shared/spec/quota-semantics.md.
 struct Knobs {
@@ -87,6 +113,7 @@ struct Knobs {
   // last checkpoint (docs/semantics.md §6, "Checkpoints"); none: restarts.
   std::optional<SimTime> checkpoint_interval;
   std::optional<SimTime> horizon;  // horizonSeconds: no event after it is processed
+  CapacityModel capacity;          // capacity: provisioning failures and availability
 
   bool operator==(const Knobs&) const = default;
 };

@@ -133,6 +133,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
       SetStatus(j, JobStatus::kRunnable, "");
       break;
     case EventKind::kStarting:
+      j.capacity_run_start.reset();  // the instances were obtained
       SetStatus(j, JobStatus::kStarting, j.reason);
       Schedule(now_ + sc_.knobs.download, InternalEvent{EventKind::kRunning, e.job, j.epoch, 0});
       break;
@@ -190,6 +191,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
                                              : reasons::kCrossSharePreempted;
       Release(j);
       ++j.epoch;
+      j.capacity_run_start.reset();  // a preemption ends a run of capacity errors
       ++j.preempted_attempt_count;
       j.recent_preempted.insert(j.recent_preempted.begin(),
                                 PreemptedAttempt{j.dispatched_at, now_, runnable_reason});
@@ -207,6 +209,26 @@ void Engine::ProcessInternal(const InternalEvent& e) {
         j.returned = !j.reranked;
         j.reranked = false;
         Commit(j, JobStatus::kRunnable, runnable_reason, rec);
+      }
+      break;
+    }
+    case EventKind::kCapacityError: {
+      // §2 "Capacity": RUNNABLE again without using an attempt; the
+      // queue's time-limit action for the reason counts from the SCHEDULED
+      // time of the first capacity error of the run.
+      if (!j.capacity_run_start) j.capacity_run_start = j.dispatched_at;
+      Release(j);
+      ++j.epoch;
+      j.runnable_since = now_;
+      SetStatus(j, JobStatus::kRunnable, reasons::kInsufficientCapacity);
+      const auto& actions = sc_.job_queue.time_limit_actions;
+      for (size_t i = 0; i < actions.size(); ++i) {
+        if (actions[i].reason == "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY" ||
+            actions[i].reason == reasons::kInsufficientCapacity) {
+          Schedule(std::max(now_, *j.capacity_run_start + actions[i].max_time_seconds * kMillisPerSecond),
+                   InternalEvent{EventKind::kTimeLimit, e.job, j.reason_version, i});
+          break;
+        }
       }
       break;
     }

@@ -87,6 +87,12 @@ struct Job {
   bool timed_out = false;   // the current attempt ends by timeout
   bool max_runtime_exceeded = false;  // ... or by MaxRuntimeInSeconds (§5)
 
+  // simulation.capacity: the current attempt ends in a capacity error
+  // (its instances are never provisioned); the SCHEDULED time of the first
+  // of the job's current run of capacity errors (its time-limit clock).
+  bool capacity_doomed = false;
+  std::optional<SimTime> capacity_run_start;
+
   // Draining victim.
   bool draining = false;
   PreemptionType drain_type = PreemptionType::kNone;
@@ -120,7 +126,8 @@ enum class EventKind : uint8_t {
   kAttemptEnd,
   kDrainEnd,
   kTimeLimit,
-  kTick
+  kTick,
+  kCapacityError  // SageMaker could not provision the attempt (§2, "Capacity")
 };
 
 struct InternalEvent {
@@ -276,6 +283,18 @@ class Engine {
     return sum;
   }
   int64_t Free(const std::string& u) const { return EnvLimit(u) - TotalUse(u) - TotalHold(u); }
+  // Instances of u provisioned by SageMaker: those of dispatched attempts
+  // (draining ones included) not doomed to a capacity error.
+  int64_t Provisioned(const std::string& u) const {
+    int64_t sum = 0;
+    for (const std::vector<int>& share_held : held_) {
+      for (int i : share_held) {
+        const Job& j = jobs_[static_cast<size_t>(i)];
+        if (IsDispatched(j.status) && j.unit == u && !j.capacity_doomed) sum += j.count;
+      }
+    }
+    return sum;
+  }
   int64_t FreeFor(const Job& j) const { return Free(j.unit) + (j.has_reservation ? j.hold : 0); }
   int64_t SumLimits(const std::string& u) const {
     int64_t sum = 0;
@@ -562,6 +581,7 @@ class Engine {
     j.drain_type = PreemptionType::kNone;
     j.drain_for = kNone;
     j.timed_out = false;
+    j.capacity_doomed = false;
   }
   void DropReservation(int ji) {
     Job& j = jobs_[static_cast<size_t>(ji)];

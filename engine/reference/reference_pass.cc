@@ -1,5 +1,6 @@
 // The reference engine's pass (docs/semantics.md §4-7): see reference_engine.cc.
 #include "engine/reference/reference_engine.h"
+#include "engine/model/capacity.h"
 
 namespace qs::reference_internal {
 
@@ -107,6 +108,15 @@ void Engine::StartTimeLimitClock(int ji) {
 }
 
 void Engine::Dispatch(int ji, int64_t own, std::vector<Part> parts) {
+  // simulation.capacity (§2, "Capacity"): decided before the job holds.
+  bool doomed = false;
+  {
+    const Job& jc = jobs_[static_cast<size_t>(ji)];
+    if (const TypeCapacity* cap = FindTypeCapacity(sc_.knobs.capacity, jc.unit)) {
+      doomed = ProvisioningDrawFails(sc_.knobs.capacity, *cap, ji, now_) ||
+               Provisioned(jc.unit) + jc.count > AvailableAt(*cap, now_);
+    }
+  }
   if (jobs_[static_cast<size_t>(ji)].has_reservation) DropReservation(ji);
   NoteHeld(ji);
   Job& j = jobs_[static_cast<size_t>(ji)];
@@ -125,6 +135,11 @@ void Engine::Dispatch(int ji, int64_t own, std::vector<Part> parts) {
   rec.quantity = j.count;
   rec.borrowed = borrowed;
   Commit(j, JobStatus::kScheduled, "", rec);
+  j.capacity_doomed = doomed;
+  if (doomed) {
+    Schedule(now_ + sc_.knobs.capacity.error_delay, InternalEvent{EventKind::kCapacityError, ji, j.epoch, 0});
+    return;
+  }
   Schedule(now_ + sc_.knobs.provision, InternalEvent{EventKind::kStarting, ji, j.epoch, 0});
 }
 

@@ -184,6 +184,35 @@ Scenario RandomScenario(uint64_t seed, const RandomScenarioOptions& opt) {
     sc.events.push_back(std::move(timed[i]));
   }
   sc.submit_count = njobs;
+  // simulation.capacity (docs/semantics.md §2), drawn last so that the rest
+  // of a seed's scenario is what it was before capacity models existed.
+  if (opt.random_knobs && rng.Chance(25)) {
+    CapacityModel& c = k.capacity;
+    c.seed = static_cast<uint64_t>(rng.In(0, 1000));
+    c.error_delay = rng.Pick(std::vector<int64_t>{1, 30, 60, 300}) * 1000;
+    bool may_stick = false;
+    for (const std::string& u : units) {  // names in increasing order
+      if (!rng.Chance(60)) continue;
+      TypeCapacity t;
+      t.instance_type = u;
+      t.failure_probability = rng.Pick(std::vector<double>{0, 0.1, 0.5, 1});
+      if (rng.Chance(60)) {
+        SimTime at = rng.In(0, 60) * 1000;
+        for (int64_t i = rng.In(1, 4); i > 0; --i) {
+          t.availability.push_back({at, rng.In(0, 12)});
+          at += rng.In(1, 600) * 1000;
+        }
+      }
+      may_stick = may_stick || t.failure_probability >= 1 || !t.availability.empty();
+      c.types.push_back(std::move(t));
+    }
+    std::sort(c.types.begin(), c.types.end(),
+              [](const TypeCapacity& a, const TypeCapacity& b) { return a.instance_type < b.instance_type; });
+    if (may_stick && !k.horizon) {
+      sc.job_queue.time_limit_actions.push_back(
+          {"CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "RUNNABLE", rng.In(600, 1200), "TERMINATE"});
+    }
+  }
   return sc;
 }
 

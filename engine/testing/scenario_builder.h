@@ -372,6 +372,10 @@ class ScenarioBuilder {
     sc_.knobs.horizon = Seconds(s);
     return *this;
   }
+  ScenarioBuilder& Capacity(const CapacityModel& c) {
+    sc_.knobs.capacity = c;
+    return *this;
+  }
   ScenarioBuilder& Knobs(const qs::Knobs& k) {
     sc_.knobs = k;
     return *this;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "engine/io/capacity_csv.h"
 #include "engine/io/scenario_json.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
@@ -98,6 +99,7 @@ absl::StatusOr<Policy> ParsePolicy(std::string_view json_text, std::string_view 
   root["events"] = Json::array();
   absl::StatusOr<Scenario> sc = ParseScenario(root.dump(), source);
   if (!sc.ok()) return sc.status();
+  if (absl::Status st = LoadAvailabilityCsvs(*sc, std::string(source)); !st.ok()) return st;
   p.config = std::move(*sc);
   if (!env_limits) p.config.service_environment.capacity_limits.clear();
   for (const ScenarioEvent& e : p.config.events) {

@@ -1,0 +1,47 @@
+// File: engine/model/capacity.h
+//
+// The facts of simulation.capacity that both engines read the same way
+// (docs/semantics.md §2, "Capacity"): what a type's availability schedule
+// allows at a time, and the seeded draw that decides whether one
+// provisioning try fails. The rule that combines them (an attempt's
+// instances are obtained when the draw passes and the instances already
+// obtained plus its own fit the availability) is written in each engine.
+//
+// Thread-safety: pure functions.
+#ifndef QS_ENGINE_MODEL_CAPACITY_H_
+#define QS_ENGINE_MODEL_CAPACITY_H_
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "engine/model/scenario.h"
+
+namespace qs {
+
+inline constexpr int64_t kAvailabilityUnlimited = std::numeric_limits<int64_t>::max() / 4;
+
+// The entry for `instance_type`, or nullptr (the type always provisions).
+const TypeCapacity* FindTypeCapacity(const CapacityModel& m, std::string_view instance_type);
+
+// Instances of the type obtainable at `t`: the last step at or before t;
+// kAvailabilityUnlimited before the first step and without steps.
+int64_t AvailableAt(const TypeCapacity& c, SimTime t);
+
+// Whether the provisioning try of the job accepted as submission number
+// `seq` (0-based, in event order), dispatched at `t`, fails by the type's
+// failureProbability. A pure function of (seed, seq, t): the same in both
+// engines, at any thread count.
+bool ProvisioningDrawFails(const CapacityModel& m, const TypeCapacity& c, int64_t seq, SimTime t);
+
+// A capacity model can keep a job failing to provision for ever (an
+// availability schedule, or failureProbability 1): the run must then have a
+// way to end, a jobStateTimeLimitActions entry for
+// CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY or horizonSeconds. Returns the
+// problem, or "" when there is none.
+std::string CapacityModelEndsProblem(const Scenario& s);
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_MODEL_CAPACITY_H_
