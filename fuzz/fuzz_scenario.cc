@@ -124,6 +124,47 @@ void DecodeCapacity(FuzzedDataProvider& p, Scenario& sc, const std::vector<std::
   }
 }
 
+// simulation.latencies on some inputs (docs/semantics.md §2, "Latency
+// distributions"): per unit, distributions for some of the three latencies.
+LatencyDistribution DecodeDistribution(FuzzedDataProvider& p, SimTime cap) {
+  LatencyDistribution d;
+  switch (p.ConsumeIntegralInRange<int>(0, 2)) {
+    case 0:
+      d.kind = Distribution::kUniform;
+      d.a = p.ConsumeIntegralInRange<int64_t>(0, 10'000);
+      d.max = std::min<SimTime>(cap, d.a + p.ConsumeIntegralInRange<int64_t>(0, 30'000));
+      break;
+    case 1:
+      d.kind = Distribution::kConstant;
+      d.a = p.ConsumeIntegralInRange<int64_t>(0, 10) * kSec;
+      break;
+    default: {
+      d.kind = Distribution::kLognormal;
+      d.median = p.ConsumeIntegralInRange<int64_t>(0, 20) * kSec;
+      static constexpr double kSigmas[] = {0.5, 0.25, 1, 2};
+      d.sigma = Pick(p, kSigmas);
+      d.max = std::min<SimTime>(cap, d.median + p.ConsumeIntegralInRange<int64_t>(0, 100) * kSec);
+      break;
+    }
+  }
+  return d;
+}
+
+void DecodeLatencies(FuzzedDataProvider& p, Scenario& sc, const std::vector<std::string>& units) {
+  if (!OneIn(p, 3)) return;
+  LatencyModel& m = sc.knobs.latencies;
+  m.seed = p.ConsumeIntegral<uint8_t>();
+  for (const std::string& u : units) {  // names in increasing order
+    if (OneIn(p, 3)) continue;
+    TypeLatencies t;
+    t.instance_type = u;
+    if (p.ConsumeBool()) t.provision = DecodeDistribution(p, 300 * kSec);
+    if (p.ConsumeBool()) t.download = DecodeDistribution(p, 300 * kSec);
+    if (!OneIn(p, 3)) t.drain = DecodeDistribution(p, kStopGracePeriod);
+    m.types.push_back(std::move(t));
+  }
+}
+
 Scenario Decode(FuzzedDataProvider& p) {
   Scenario sc = EmptyScenario();
 
@@ -168,6 +209,7 @@ Scenario Decode(FuzzedDataProvider& p) {
   if (OneIn(p, 5)) k.checkpoint_interval = p.ConsumeIntegralInRange<int64_t>(1, 120) * kSec;
   if (OneIn(p, 6)) k.horizon = p.ConsumeIntegralInRange<int64_t>(1, 3000) * kSec;
   DecodeCapacity(p, sc, units);
+  DecodeLatencies(p, sc, units);
 
   // Quota shares (the `quotaShares` entries: CreateQuotaShare at time 0).
   // 1-20 shares; mostly up to 6 so that each run stays cheap (the engine's
@@ -304,6 +346,7 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
   if (p.ConsumeBool()) k.scheduling_interval = 15 * kSec;
   if (OneIn(p, 8)) k.backfill = true;
   DecodeCapacity(p, sc, units);
+  DecodeLatencies(p, sc, units);
 
   std::vector<std::string> share_names;
   static constexpr Strategy kStrategies[] = {Strategy::kLendAndBorrow, Strategy::kLend, Strategy::kLendAndBorrow,

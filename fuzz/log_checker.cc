@@ -63,6 +63,10 @@ void LogChecker::CheckTerminatesBefore(SimTime t, bool inclusive) {
 
 int64_t LogChecker::Limit(const Share& s, const std::string& unit) const { return Get(s.limit, unit); }
 
+SimTime LogChecker::Latency(const Job& j, LatencyKind kind, SimTime t) const {
+  return LatencyOf(sc_.knobs, FindTypeLatencies(sc_.knobs.latencies, j.unit), kind, j.index, t);
+}
+
 int64_t LogChecker::BorrowCap(const Share& s, const std::string& unit) const {
   if (s.strategy != Strategy::kLendAndBorrow) return 0;
   if (s.borrow_limit < 0) return kUnlimited;
@@ -323,7 +327,7 @@ void LogChecker::OnJob(const JobRecord& r) {
     QS_FUZZ_CHECK(r.status == JobStatus::kRunnable || r.status == JobStatus::kFailed,
                   "invariant 4: draining victim " << name << " became " << JobStatusName(r.status));
     if (!terminated) {
-      QS_FUZZ_CHECK(t == j.frozen_at + sc_.knobs.preemption_drain,
+      QS_FUZZ_CHECK(t == j.frozen_at + Latency(j, LatencyKind::kDrain, j.frozen_at),
                     "drain: victim " << name << " preempted at t=" << j.frozen_at << " released at t=" << t);
       QS_FUZZ_CHECK(r.has_preemption_summary && r.preempted_attempt_count == j.preempted + 1,
                     "drain: victim " << name << " preemption count " << r.preempted_attempt_count << ", expected "
@@ -477,14 +481,15 @@ void LogChecker::OnJob(const JobRecord& r) {
           Release(j);
           break;
         }
-        QS_FUZZ_CHECK(r.status == JobStatus::kStarting && t == j.status_time + sc_.knobs.provision,
+        QS_FUZZ_CHECK(r.status == JobStatus::kStarting &&
+                          t == j.status_time + Latency(j, LatencyKind::kProvision, j.status_time),
                       "invariant 4: " << name << " SCHEDULED at t=" << j.status_time << " -> "
                                       << JobStatusName(r.status) << " at t=" << t);
         attempts_[static_cast<size_t>(j.attempt)].fate = 1;
         j.capacity_run_start = -1;
         break;
       case JobStatus::kStarting:
-        QS_FUZZ_CHECK(r.status == JobStatus::kRunning && t == j.status_time + sc_.knobs.download,
+        QS_FUZZ_CHECK(r.status == JobStatus::kRunning && t == j.status_time + Latency(j, LatencyKind::kDownload, j.status_time),
                       "invariant 4: " << name << " STARTING at t=" << j.status_time << " -> "
                                       << JobStatusName(r.status) << " at t=" << t);
         break;

@@ -41,7 +41,7 @@
 //                maxTimeSeconds after the first SCHEDULED of a run of errors
 //  checkpoints   a RUNNING victim keeps whole checkpoint intervals of its
 //                run (checkpointedSeconds); its later attempts run the rest
-//  timing        latencies, run times, timeouts (attemptDurationSeconds and
+//  timing        latencies (drawn per job from simulation.latencies), run times, timeouts (attemptDurationSeconds and
 //                StoppingCondition.MaxRuntimeInSeconds), drains, retries and
 //                preemption-retry limits as the scenario says
 //
@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "engine/log/event_log.h"
+#include "engine/model/capacity.h"
 #include "engine/run.h"
 #include "engine/model/scenario.h"
 
@@ -146,6 +147,8 @@ class LogChecker : public LogSink {
   void CheckAccounting(const char* when);
   int64_t BorrowCap(const Share& s, const std::string& unit) const;
   int64_t Limit(const Share& s, const std::string& unit) const;
+  // The job's latency of `kind` starting at `t` (simulation.latencies).
+  SimTime Latency(const Job& j, LatencyKind kind, SimTime t) const;
   void Release(Job& j);
   bool RanksBefore(const Job& a, const Job& b) const;
   // Share `share`'s head (its first RUNNABLE job in queue order), or nulls.

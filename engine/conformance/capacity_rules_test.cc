@@ -1,6 +1,7 @@
-// Conformance cases for simulation.capacity (docs/semantics.md §2,
-// "Capacity"), run on both engines: each scenario with its expected Key()
-// trace derived by hand (derivation above each).
+// Conformance cases for simulation.capacity and simulation.latencies
+// (docs/semantics.md §2, "Capacity" and "Latency distributions"), run on
+// both engines: each scenario with its expected Key() trace derived by hand
+// (derivation above each).
 #include <optional>
 #include <string>
 #include <vector>
@@ -116,6 +117,38 @@ std::vector<CapacityCase> Cases() {
                     "500.0 j RUNNABLE " + kCap, "500.0 j SCHEDULED n=1", "750.0 j RUNNABLE " + kCap,
                     "750.0 j FAILED " + S(reasons::kTimeLimitPrefix) + kCapCode},
                    750000});
+
+  // Latencies per type. env g 1, p 1; A RESERVE L g=1 p=1, in-share
+  // ENABLED. p: provision CONSTANT 30, download UNIFORM 10..10 (always 10),
+  // drain CONSTANT 5; g keeps the knobs (0, 0; drain 20). gj (g, run 100)
+  // runs 0-100. low (p, run 100): SCHEDULED 0, RUNNING 40. high (p,
+  // priority 5) at 50 preempts low in-share; low drains for 5 s, so high is
+  // SCHEDULED at 55, RUNNING at 95 and SUCCEEDS at 195; low's second
+  // attempt is SCHEDULED at 195, RUNNING at 235 and SUCCEEDS at 335.
+  {
+    LatencyModel m;
+    TypeLatencies p;
+    p.instance_type = "ml.p4d.24xlarge";
+    p.provision = LatencyDistribution{Distribution::kConstant, 30000, 0, 0, 0};
+    p.download = LatencyDistribution{Distribution::kUniform, 10000, 10000, 0, 0};
+    p.drain = LatencyDistribution{Distribution::kConstant, 5000, 0, 0, 0};
+    m.types.push_back(p);
+    qs::Knobs k;
+    k.latencies = m;
+    cases.push_back({"LatenciesPerInstanceType",
+                     ScenarioBuilder()
+                         .Environment({{kG, 1}, {"ml.p4d.24xlarge", 1}})
+                         .Share(ShareBuilder("A").Limit(kG, 1).Limit("ml.p4d.24xlarge", 1).Reserve().InShare(true))
+                         .Knobs(k)
+                         .Submit(0, JobBuilder("low", "A").Instances("ml.p4d.24xlarge", 1).Run(100))
+                         .Submit(0, JobBuilder("gj", "A").Run(100))
+                         .Submit(50, JobBuilder("high", "A").Priority(5).Instances("ml.p4d.24xlarge", 1).Run(100))
+                         .Build(),
+                     {"0.0 low SCHEDULED n=1", "0.0 gj SCHEDULED n=1", "50.0 low RUNNING " + kIIn + " for=high",
+                      "55.0 low RUNNABLE " + kI + " #1", "55.0 high SCHEDULED n=1", "100.0 gj SUCCEEDED",
+                      "195.0 high SUCCEEDED", "195.0 low SCHEDULED n=1", "335.0 low SUCCEEDED"},
+                     335000});
+  }
   return cases;
 }
 

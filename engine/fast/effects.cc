@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/fast/engine.h"
-#include "engine/model/capacity.h"
 #include "engine/util/strings.h"
 
 namespace qs::engine_internal {
@@ -267,7 +266,7 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
     return;
   }
   st_.provisioned[j.unit] += j.n;
-  Push(now_ + st_.knobs.provision, EventType::kStarting, id, j.attempt, 0);
+  Push(now_ + st_.Latency(j, LatencyKind::kProvision, now_), EventType::kStarting, id, j.attempt, 0);
 }
 
 void Engine::Release(int32_t id) {
@@ -333,7 +332,8 @@ SimTime Engine::Checkpoint(int32_t vid) {
     if (auto it = st_.checkpoint_interval.find(vid); it != st_.checkpoint_interval.end()) interval = it->second;
   }
   if (interval <= 0) return 0;
-  const SimTime ran = now_ - (v.dispatched_at + st_.knobs.provision + st_.knobs.download);
+  const SimTime starting = v.dispatched_at + st_.Latency(v, LatencyKind::kProvision, v.dispatched_at);
+  const SimTime ran = now_ - (starting + st_.Latency(v, LatencyKind::kDownload, starting));
   const SimTime kept = (ran / interval - (QsMutant(11) && ran >= interval ? 1 : 0)) * interval;
   v.run_time -= kept;
   return kept;
@@ -342,6 +342,7 @@ SimTime Engine::Checkpoint(int32_t vid) {
 void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type) {
   Job& j = st_.jobs[id];
   int64_t nv = 0;
+  SimTime longest_drain = 0;
   for (int32_t v : victims) nv += st_.jobs[v].n;
   for (int32_t vid : victims) {
     Job& v = st_.jobs[vid];
@@ -365,7 +366,9 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     r.preempted_for_slot = id;
     r.checkpointed_ms = Checkpoint(vid);
     sink_.OnJob(r);
-    Push(now_ + st_.knobs.preemption_drain, EventType::kDrainEnd, vid, v.attempt, 0);
+    const SimTime drain = st_.Latency(v, LatencyKind::kDrain, now_);
+    longest_drain = std::max(longest_drain, drain);
+    Push(now_ + drain, EventType::kDrainEnd, vid, v.attempt, 0);
     if (opt_.cycle_preemptions > 0 && ++streak_[vid] == opt_.cycle_preemptions && stats_.stopped.empty()) {
       stats_.stopped =
           PreemptionCycleMessage(now_, st_.NameOf(v), st_.shares[v.share].name, opt_.cycle_preemptions);
@@ -380,7 +383,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
   st_.shares[j.share].res_unit = j.unit;
   settling_.with_res |= uint64_t{1} << j.share;
   if (opt_.check_invariants && type == PreemptionType::kCrossShare) {
-    checker_.AddReclaimDeadline(id, j.res_epoch, now_ + st_.knobs.preemption_drain + st_.knobs.scheduling_interval);
+    checker_.AddReclaimDeadline(id, j.res_epoch, now_ + longest_drain + st_.knobs.scheduling_interval);
   }
 }
 

@@ -111,7 +111,6 @@ void Engine::ApplyInternalEvent(const Event& ev) {
     return;
   }
   Job& j = st_.jobs[ev.job];
-  const Knobs& knobs = st_.knobs;
   // STARTING and RUNNING change no capacity and no queue.
   if (ev.type != EventType::kStarting && ev.type != EventType::kRunning) dirty_ = true;
   switch (ev.type) {
@@ -124,7 +123,7 @@ void Engine::ApplyInternalEvent(const Event& ev) {
       SetStatus(ev.job, JobStatus::kStarting);
       if (!st_.capacity_streak.empty()) st_.capacity_streak.erase(ev.job);  // its instances were obtained
       EmitJob(ev.job, JobStatus::kStarting, st_.reasons.Text(j.reason));
-      Push(now_ + knobs.download, EventType::kRunning, ev.job, j.attempt, 0);
+      Push(now_ + st_.Latency(j, LatencyKind::kDownload, now_), EventType::kRunning, ev.job, j.attempt, 0);
       return;
     case EventType::kRunning: {
       if (j.status != JobStatus::kStarting || j.attempt != ev.tag || j.draining) return;

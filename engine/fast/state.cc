@@ -39,7 +39,11 @@ FastState::FastState(const Scenario& scenario, const Knobs& k, ScenarioIndex idx
   borrowers_by_unit.resize(nu);
   provisioned.assign(nu, 0);
   capacity_of.assign(nu, nullptr);
-  for (size_t u = 0; u < nu; ++u) capacity_of[u] = FindTypeCapacity(knobs.capacity, unit_names[u]);
+  latency_of.assign(nu, nullptr);
+  for (size_t u = 0; u < nu; ++u) {
+    capacity_of[u] = FindTypeCapacity(knobs.capacity, unit_names[u]);
+    latency_of[u] = FindTypeLatencies(knobs.latencies, unit_names[u]);
+  }
   se_enabled = scenario.service_environment.state == Toggle::kEnabled;
   for (const CapacityLimit& l : scenario.service_environment.capacity_limits) {
     se[UnitOf(l.capacity_unit)] = l.max_capacity;

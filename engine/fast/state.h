@@ -30,6 +30,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_set.h"
 #include "engine/log/event_log.h"
+#include "engine/model/capacity.h"
 #include "engine/internal/mutants.h"
 #include "engine/model/scenario.h"
 #include "engine/model/scenario_index.h"
@@ -194,6 +195,8 @@ struct FastState {
   // dispatched attempts not doomed to a capacity error; per job in a run of
   // capacity errors, the SCHEDULED time of the first (the time-limit clock).
   std::vector<const TypeCapacity*> capacity_of;
+  // simulation.latencies: per unit its entry (nullptr: the constant knobs).
+  std::vector<const TypeLatencies*> latency_of;
   std::vector<int64_t> provisioned;
   absl::flat_hash_map<int32_t, SimTime> capacity_streak;
   // In-share victims not dispatched since: victim slot -> the seq of the job
@@ -247,6 +250,11 @@ struct FastState {
     return it == recent.end() ? std::span<const PreemptedAttempt>() : std::span<const PreemptedAttempt>(it->second);
   }
 
+  // The job's latency of `kind` starting at `t` (docs/semantics.md §2,
+  // "Latency distributions").
+  SimTime Latency(const Job& j, LatencyKind kind, SimTime t) const {
+    return LatencyOf(knobs, latency_of[j.unit], kind, j.seq, t);
+  }
   // L - Own - Lent of share s on u.
   int64_t Headroom(int32_t s, int32_t u) const {
     const Share& sh = shares[s];

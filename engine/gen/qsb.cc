@@ -445,6 +445,21 @@ void PutHead(Writer& w, const Scenario& s, size_t nevents, uint32_t version) {
         w.I(a.instances);
       }
     }
+    const LatencyModel& l = k.latencies;
+    w.U(l.seed);
+    w.U(l.types.size());
+    for (const TypeLatencies& t : l.types) {
+      w.S(t.instance_type);
+      for (const std::optional<LatencyDistribution>* d : {&t.provision, &t.download, &t.drain}) {
+        w.B(d->has_value());
+        if (!d->has_value()) continue;
+        w.E8((*d)->kind);
+        w.I((*d)->a);
+        w.I((*d)->max);
+        w.I((*d)->median);
+        w.U(std::bit_cast<uint64_t>((*d)->sigma));
+      }
+    }
   }
   w.I(s.submit_count);
   w.U(nevents);
@@ -536,6 +551,37 @@ Scenario GetHead(Reader& rd, std::string_view source, uint32_t version) {
       }
       if (!t.availability.empty() && !t.availability_csv.empty()) rd.Fail("both availability and availabilityCsv");
       c.types.push_back(std::move(t));
+    }
+    // simulation.latencies, checked as the JSON parser checks it.
+    LatencyModel& l = k.latencies;
+    l.seed = rd.U();
+    const uint64_t nlat = rd.U();
+    if (nlat > 1000) rd.Fail("more than 1000 latency instance types");
+    for (uint64_t i = 0; i < nlat && rd.ok(); ++i) {
+      TypeLatencies t;
+      t.instance_type = rd.S();
+      if (t.instance_type.empty()) rd.Fail("an empty latency instance type");
+      if (!l.types.empty() && t.instance_type <= l.types.back().instance_type) {
+        rd.Fail("latency instance types not in strictly increasing name order");
+      }
+      int which = 0;
+      for (std::optional<LatencyDistribution>* d : {&t.provision, &t.download, &t.drain}) {
+        ++which;
+        if (!rd.B()) continue;
+        LatencyDistribution x;
+        x.kind = rd.E8<Distribution>(3, "latency distribution");
+        x.a = rd.Time("latency seconds");
+        x.max = rd.Time("latency maxSeconds");
+        x.median = rd.Time("latency medianSeconds");
+        x.sigma = std::bit_cast<double>(rd.U());
+        if (!(x.sigma >= 0 && x.sigma <= 10)) rd.Fail("latency sigma must be from 0 to 10");
+        if (x.kind == Distribution::kUniform && x.max < x.a) rd.Fail("latency maxSeconds below minSeconds");
+        if (x.kind == Distribution::kLognormal && x.max < x.median) rd.Fail("latency maxSeconds below medianSeconds");
+        const SimTime top = x.kind == Distribution::kConstant ? x.a : x.max;
+        if (which == 3 && top > kStopGracePeriod) rd.Fail("a drain latency beyond the 120 s stop grace period");
+        *d = x;
+      }
+      l.types.push_back(std::move(t));
     }
     if (rd.ok()) {
       if (std::string problem = CapacityModelEndsProblem(s); !problem.empty()) rd.Fail(problem);

@@ -19,8 +19,12 @@
 //    horizonSeconds: seed (u), errorSeconds (ms), the type count and per
 //    type its name, failureProbability (the IEEE-754 bits as u),
 //    availabilityCsv (a string, "" once read) and its steps (count, then
-//    atSeconds ms and instances per step). Versions 1 to 5 hold no capacity
-//    model: read, it is absent, as in a JSON scenario without the key.
+//    atSeconds ms and instances per step); then simulation.latencies: seed
+//    (u), the type count and per type its name and, for provision, download
+//    and drain, an optional distribution (kind byte, seconds/minSeconds,
+//    maxSeconds, medianSeconds in ms, sigma as IEEE-754 bits). Versions 1 to
+//    5 hold neither model: read, they are absent, as in a JSON scenario
+//    without the keys.
 //  * Version 5 (still read): version 4 with the knob checkpointIntervalSeconds
 //    (an optional, after victimReturn) and a submission's
 //    StoppingCondition.MaxRuntimeInSeconds and checkpointIntervalSeconds

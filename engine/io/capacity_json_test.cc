@@ -1,12 +1,15 @@
-// simulation.capacity in the scenario JSON and its availability CSV
-// (docs/semantics.md §2, "Capacity"): accepted shapes round-trip, bad
-// values are refused naming the JSON path, CSV errors name file and line.
+// simulation.capacity and simulation.latencies in the scenario JSON, the
+// availability CSV and the latency draws (docs/semantics.md §2, "Capacity"
+// and "Latency distributions"): accepted shapes round-trip, bad values are
+// refused naming the JSON path, CSV errors name file and line.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "absl/status/status.h"
 #include "engine/io/capacity_csv.h"
+#include "engine/model/capacity.h"
 #include "engine/io/scenario_json.h"
 #include "engine/io/scenario_json_test_docs.h"
 #include "gtest/gtest.h"
@@ -94,6 +97,83 @@ TEST(CapacityJsonTest, AModelThatCanStickForEverNeedsAWayToEnd) {
   // A probability below 1 without a schedule ends by itself.
   EXPECT_EQ(ErrorOf(WithCapacity(Json::parse(R"({"instanceTypes": {"x": {"failureProbability": 0.9}}})"), false)),
             "");
+}
+
+Json WithLatencies(const Json& latencies) {
+  Json doc = BaseDoc();
+  doc["simulation"]["latencies"] = latencies;
+  return doc;
+}
+
+TEST(LatencyJsonTest, AcceptedModelParsesAndRoundTrips) {
+  const Json latencies = Json::parse(R"({"seed": 4, "instanceTypes": {"ml.p5.48xlarge": {
+      "provisionSeconds": {"distribution": "LOGNORMAL", "medianSeconds": 180, "sigma": 0.6, "maxSeconds": 1800},
+      "downloadSeconds": {"distribution": "UNIFORM", "minSeconds": 20, "maxSeconds": 90.5},
+      "preemptionDrainSeconds": {"distribution": "CONSTANT", "seconds": 120}}}})");
+  absl::StatusOr<Scenario> s = ParseScenario(WithLatencies(latencies).dump(), kSource);
+  ASSERT_TRUE(s.ok()) << s.status();
+  const TypeLatencies& t = s->knobs.latencies.types.at(0);
+  ASSERT_TRUE(t.provision && t.download && t.drain);
+  EXPECT_EQ(t.provision->kind, Distribution::kLognormal);
+  EXPECT_EQ(t.provision->median, 180000);
+  EXPECT_EQ(t.download->max, 90500);
+  EXPECT_EQ(t.drain->a, 120000);
+  absl::StatusOr<Scenario> again = ParseScenario(ScenarioToJson(*s), kSource);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *s);
+}
+
+TEST(LatencyJsonTest, BadDistributionsNameTheirPath) {
+  auto error = [](const char* type_json) {
+    return ErrorOf(WithLatencies(Json::parse(std::string(R"({"instanceTypes": {"x": )") + type_json + "}}")));
+  };
+  const std::string p = "simulation.latencies.instanceTypes.x.";
+  EXPECT_NE(error(R"({"preemptionDrainSeconds": {"distribution": "UNIFORM", "minSeconds": 0, "maxSeconds": 121}})")
+                .find(p + "preemptionDrainSeconds.maxSeconds: must be at most 120 seconds (SageMaker's stop grace"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"preemptionDrainSeconds": {"distribution": "CONSTANT", "seconds": 300}})")
+                .find(p + "preemptionDrainSeconds.seconds: must be at most 120"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"provisionSeconds": {"distribution": "UNIFORM", "minSeconds": 10, "maxSeconds": 5}})")
+                .find(p + "provisionSeconds.maxSeconds: must be >= minSeconds"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"downloadSeconds": {"distribution": "LOGNORMAL", "medianSeconds": 10, "sigma": -1,
+                      "maxSeconds": 50}})")
+                .find(p + "downloadSeconds.sigma: must be a number from 0 to 10"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"downloadSeconds": {"distribution": "LOGNORMAL", "medianSeconds": 10, "sigma": 1}})")
+                .find(p + "downloadSeconds.maxSeconds: missing required key"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"downloadSeconds": {"distribution": "GAMMA"}})").find(p + "downloadSeconds.distribution"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"runSeconds": {"distribution": "CONSTANT", "seconds": 1}})").find(p + "runSeconds: unknown key"),
+            std::string::npos);
+}
+
+TEST(LatencyDrawTest, DrawsStayInTheirBoundsAndFollowTheMedian) {
+  LatencyDistribution uniform{Distribution::kUniform, 5000, 9000, 0, 0};
+  LatencyDistribution lognormal{Distribution::kLognormal, 0, 600000, 60000, 0.5};
+  std::vector<SimTime> draws;
+  SimTime lo = uniform.max, hi = uniform.a;
+  for (int64_t seq = 0; seq < 4000; ++seq) {
+    const SimTime u = DrawLatency(uniform, 1, LatencyKind::kProvision, seq, seq * 7);
+    ASSERT_GE(u, 5000);
+    ASSERT_LE(u, 9000);
+    lo = std::min(lo, u);
+    hi = std::max(hi, u);
+    const SimTime l = DrawLatency(lognormal, 1, LatencyKind::kDownload, seq, 0);
+    ASSERT_GE(l, 0);
+    ASSERT_LE(l, 600000);
+    draws.push_back(l);
+    // A pure function: the same arguments give the same value.
+    ASSERT_EQ(l, DrawLatency(lognormal, 1, LatencyKind::kDownload, seq, 0));
+  }
+  EXPECT_LT(lo, 5100);
+  EXPECT_GT(hi, 8900);
+  std::sort(draws.begin(), draws.end());
+  EXPECT_NEAR(static_cast<double>(draws[draws.size() / 2]), 60000.0, 4000.0);  // the median
+  // exp(0.5 * 1.645) = 2.28: the 95th percentile of the lognormal.
+  EXPECT_NEAR(static_cast<double>(draws[draws.size() * 95 / 100]), 60000.0 * 2.28, 12000.0);
 }
 
 TEST(CapacityCsvTest, ParsesRowsWithHeaderAndComments) {

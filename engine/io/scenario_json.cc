@@ -826,12 +826,101 @@ absl::StatusOr<CapacityModel> AsCapacityModel(const Reader& r, const Json& v, co
   return out;
 }
 
+// simulation.latencies (docs/semantics.md §2, "Latency distributions").
+// `cap` bounds every value the distribution can give (the drain's stop grace
+// period), 0 when there is none but the 1e12 s of any time.
+absl::StatusOr<LatencyDistribution> AsLatencyDistribution(const Reader& r, const Json& v, const Path& path,
+                                                          SimTime cap) {
+  if (!v.is_object()) return r.TypeError(path, "an object", v);
+  QS_RETURN_IF_ERROR(r.Require(v, path, "distribution"));
+  QS_RETURN_IF_ERROR(CheckOneOf(r, v, path, "distribution", {"CONSTANT", "UNIFORM", "LOGNORMAL"}));
+  const std::string kind = v["distribution"].get<std::string>();
+  LatencyDistribution d;
+  auto over_cap = [&](const char* key, SimTime value) -> absl::Status {
+    if (cap > 0 && value > cap) {
+      return r.Error(path.Key(key), absl::StrCat("must be at most ", cap / kMillisPerSecond,
+                                                 " seconds (SageMaker's stop grace period)"));
+    }
+    return absl::OkStatus();
+  };
+  if (kind == "CONSTANT") {
+    QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"distribution", "seconds"}));
+    QS_RETURN_IF_ERROR(r.Require(v, path, "seconds"));
+    d.kind = Distribution::kConstant;
+    QS_RETURN_IF_ERROR(Get(r, v, path, "seconds", AsSeconds, &d.a));
+    QS_RETURN_IF_ERROR(over_cap("seconds", d.a));
+  } else if (kind == "UNIFORM") {
+    QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"distribution", "minSeconds", "maxSeconds"}));
+    QS_RETURN_IF_ERROR(r.Require(v, path, "minSeconds"));
+    QS_RETURN_IF_ERROR(r.Require(v, path, "maxSeconds"));
+    d.kind = Distribution::kUniform;
+    QS_RETURN_IF_ERROR(Get(r, v, path, "minSeconds", AsSeconds, &d.a));
+    QS_RETURN_IF_ERROR(Get(r, v, path, "maxSeconds", AsSeconds, &d.max));
+    if (d.max < d.a) return r.Error(path.Key("maxSeconds"), "must be >= minSeconds");
+    QS_RETURN_IF_ERROR(over_cap("maxSeconds", d.max));
+  } else {
+    QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"distribution", "medianSeconds", "sigma", "maxSeconds"}));
+    for (const char* key : {"medianSeconds", "sigma", "maxSeconds"}) QS_RETURN_IF_ERROR(r.Require(v, path, key));
+    d.kind = Distribution::kLognormal;
+    QS_RETURN_IF_ERROR(Get(r, v, path, "medianSeconds", AsSeconds, &d.median));
+    QS_RETURN_IF_ERROR(Get(r, v, path, "maxSeconds", AsSeconds, &d.max));
+    const Json& sigma = v["sigma"];
+    if (!sigma.is_number() || !(sigma.get<double>() >= 0 && sigma.get<double>() <= 10)) {
+      return r.Error(path.Key("sigma"), absl::StrCat("must be a number from 0 to 10, got ", Describe(sigma)));
+    }
+    d.sigma = sigma.get<double>();
+    if (d.max < d.median) return r.Error(path.Key("maxSeconds"), "must be >= medianSeconds");
+    QS_RETURN_IF_ERROR(over_cap("maxSeconds", d.max));
+  }
+  return d;
+}
+
+absl::StatusOr<LatencyModel> AsLatencyModel(const Reader& r, const Json& v, const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"seed", "instanceTypes"}));
+  LatencyModel out;
+  if (auto it = v.find("seed"); it != v.end()) {
+    if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0)) {
+      return r.TypeError(path.Key("seed"), "an integer >= 0", *it);
+    }
+    out.seed = it->get<uint64_t>();
+  }
+  QS_RETURN_IF_ERROR(r.Require(v, path, "instanceTypes"));
+  const Json& types = v["instanceTypes"];
+  const Path tp = path.Key("instanceTypes");
+  if (!types.is_object()) return r.TypeError(tp, "an object keyed by instance type", types);
+  if (types.size() > 1000) return r.Error(tp, "more than 1000 instance types");
+  for (auto it = types.begin(); it != types.end(); ++it) {
+    if (it.key().empty()) return r.Error(tp, "an instance type name must not be empty");
+    const Path p = tp.Key(it.key());
+    const Json& t = it.value();
+    QS_RETURN_IF_ERROR(r.CheckObject(t, p, {"provisionSeconds", "downloadSeconds", "preemptionDrainSeconds"}));
+    TypeLatencies lat;
+    lat.instance_type = it.key();
+    struct Field {
+      const char* key;
+      std::optional<LatencyDistribution>* out;
+      SimTime cap;
+    };
+    for (const Field& f : {Field{"provisionSeconds", &lat.provision, 0}, Field{"downloadSeconds", &lat.download, 0},
+                           Field{"preemptionDrainSeconds", &lat.drain, kStopGracePeriod}}) {
+      if (auto ft = t.find(f.key); ft != t.end()) {
+        QS_ASSIGN_OR_RETURN(LatencyDistribution d, AsLatencyDistribution(r, *ft, p.Key(f.key), f.cap));
+        *f.out = d;
+      }
+    }
+    out.types.push_back(std::move(lat));
+  }
+  std::sort(out.types.begin(), out.types.end(),
+            [](const TypeLatencies& a, const TypeLatencies& b) { return a.instance_type < b.instance_type; });
+  return out;
+}
+
 absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) {
   QS_RETURN_IF_ERROR(r.CheckObject(
       v, path,
       {"submitLatencySeconds", "provisionSeconds", "downloadSeconds", "schedulingIntervalSeconds",
        "preemptionDrainSeconds", "shareOrder", "victimOrder", "backfill", "unassignedCapacity",
-       "entitledCapacity", "victimReturn", "checkpointIntervalSeconds", "horizonSeconds", "capacity"}));
+       "entitledCapacity", "victimReturn", "checkpointIntervalSeconds", "horizonSeconds", "capacity", "latencies"}));
   Knobs k;
   QS_RETURN_IF_ERROR(Get(r, v, path, "submitLatencySeconds", AsSeconds, &k.submit_latency));
   QS_RETURN_IF_ERROR(Get(r, v, path, "provisionSeconds", AsSeconds, &k.provision));
@@ -848,6 +937,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
   QS_RETURN_IF_ERROR(Get(r, v, path, "checkpointIntervalSeconds", AsInterval, &k.checkpoint_interval));
   QS_RETURN_IF_ERROR(Get(r, v, path, "horizonSeconds", AsSeconds, &k.horizon));
   QS_RETURN_IF_ERROR(Get(r, v, path, "capacity", AsCapacityModel, &k.capacity));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "latencies", AsLatencyModel, &k.latencies));
   return k;
 }
 

@@ -285,6 +285,35 @@ OrderedJson KnobsJson(const Knobs& k) {
     capacity["instanceTypes"] = std::move(types);
     knobs["capacity"] = std::move(capacity);
   }
+  if (k.latencies != LatencyModel{}) {
+    auto dist = [](const LatencyDistribution& d) {
+      OrderedJson o = OrderedJson::object();
+      o["distribution"] = DistributionName(d.kind);
+      if (d.kind == Distribution::kConstant) {
+        o["seconds"] = SecondsJson(d.a);
+      } else if (d.kind == Distribution::kUniform) {
+        o["minSeconds"] = SecondsJson(d.a);
+        o["maxSeconds"] = SecondsJson(d.max);
+      } else {
+        o["medianSeconds"] = SecondsJson(d.median);
+        o["sigma"] = d.sigma;
+        o["maxSeconds"] = SecondsJson(d.max);
+      }
+      return o;
+    };
+    OrderedJson latencies = OrderedJson::object();
+    latencies["seed"] = k.latencies.seed;
+    OrderedJson types = OrderedJson::object();
+    for (const TypeLatencies& t : k.latencies.types) {
+      OrderedJson o = OrderedJson::object();
+      if (t.provision) o["provisionSeconds"] = dist(*t.provision);
+      if (t.download) o["downloadSeconds"] = dist(*t.download);
+      if (t.drain) o["preemptionDrainSeconds"] = dist(*t.drain);
+      types[t.instance_type] = std::move(o);
+    }
+    latencies["instanceTypes"] = std::move(types);
+    knobs["latencies"] = std::move(latencies);
+  }
   return knobs;
 }
 

@@ -2,6 +2,7 @@
 #include "engine/model/capacity.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace qs {
 namespace {
@@ -35,6 +36,43 @@ bool ProvisioningDrawFails(const CapacityModel& m, const TypeCapacity& c, int64_
   const uint64_t h = SplitMix64(m.seed ^ SplitMix64(static_cast<uint64_t>(seq) ^ SplitMix64(static_cast<uint64_t>(t))));
   const double u = static_cast<double>(h >> 11) * 0x1.0p-53;  // [0, 1)
   return u < c.failure_probability;
+}
+
+const TypeLatencies* FindTypeLatencies(const LatencyModel& m, std::string_view instance_type) {
+  for (const TypeLatencies& c : m.types) {
+    if (c.instance_type == instance_type) return &c;
+  }
+  return nullptr;
+}
+
+SimTime DrawLatency(const LatencyDistribution& d, uint64_t seed, LatencyKind kind, int64_t seq, SimTime t) {
+  if (d.kind == Distribution::kConstant) return d.a;
+  const uint64_t h1 = SplitMix64(seed ^ SplitMix64(static_cast<uint64_t>(kind) ^
+                                                  SplitMix64(static_cast<uint64_t>(seq) ^ SplitMix64(static_cast<uint64_t>(t)))));
+  if (d.kind == Distribution::kUniform) {
+    const uint64_t span = static_cast<uint64_t>(d.max - d.a) + 1;
+    return d.a + static_cast<SimTime>(h1 % span);
+  }
+  // LOGNORMAL: median * exp(sigma * z), z standard normal (Box-Muller from
+  // two hashed uniforms), capped at max and rounded to the millisecond.
+  const uint64_t h2 = SplitMix64(h1);
+  const double u1 = (static_cast<double>(h1 >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+  const double u2 = static_cast<double>(h2 >> 11) * 0x1.0p-53;          // [0, 1)
+  const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
+  const double v = static_cast<double>(d.median) * std::exp(d.sigma * z);
+  if (!(v < static_cast<double>(d.max))) return d.max;
+  return static_cast<SimTime>(std::llround(v));
+}
+
+SimTime LatencyOf(const Knobs& k, const TypeLatencies* type, LatencyKind kind, int64_t seq, SimTime t) {
+  const std::optional<LatencyDistribution>* d = nullptr;
+  if (type != nullptr) {
+    d = kind == LatencyKind::kProvision ? &type->provision : kind == LatencyKind::kDownload ? &type->download : &type->drain;
+  }
+  if (d == nullptr || !d->has_value()) {
+    return kind == LatencyKind::kProvision ? k.provision : kind == LatencyKind::kDownload ? k.download : k.preemption_drain;
+  }
+  return DrawLatency(**d, k.latencies.seed, kind, seq, t);
 }
 
 std::string CapacityModelEndsProblem(const Scenario& s) {

@@ -35,6 +35,18 @@ int64_t AvailableAt(const TypeCapacity& c, SimTime t);
 // engines, at any thread count.
 bool ProvisioningDrawFails(const CapacityModel& m, const TypeCapacity& c, int64_t seq, SimTime t);
 
+// simulation.latencies (docs/semantics.md §2, "Latency distributions"). The
+// three latencies of job number `seq` (accepted submissions, from 0) whose
+// latency starts at `t`: provisioning at its dispatch, download at its
+// STARTING, drain at its preemption start. The type's distribution when
+// simulation.latencies gives one, else the knob's constant. A pure function
+// of (seed, which latency, seq, t): the same in both engines.
+enum class LatencyKind : uint8_t { kProvision = 1, kDownload = 2, kDrain = 3 };
+SimTime LatencyOf(const Knobs& k, const TypeLatencies* type, LatencyKind kind, int64_t seq, SimTime t);
+const TypeLatencies* FindTypeLatencies(const LatencyModel& m, std::string_view instance_type);
+// One draw of `d` (exposed for tests).
+SimTime DrawLatency(const LatencyDistribution& d, uint64_t seed, LatencyKind kind, int64_t seq, SimTime t);
+
 // A capacity model can keep a job failing to provision for ever (an
 // availability schedule, or failureProbability 1): the run must then have a
 // way to end, a jobStateTimeLimitActions entry for

@@ -42,6 +42,10 @@ const char* VictimReturnName(VictimReturn v) {
   return v == VictimReturn::kBehindReservation ? "BEHIND_RESERVATION" : "IN_PLACE";
 }
 
+const char* DistributionName(Distribution d) {
+  return d == Distribution::kConstant ? "CONSTANT" : d == Distribution::kUniform ? "UNIFORM" : "LOGNORMAL";
+}
+
 const char* ActionName(const Request& r) {
   static constexpr const char* kNames[] = {
       "SubmitServiceJob",   "UpdateServiceJob",         "TerminateServiceJob", "CreateQuotaShare",

@@ -95,6 +95,35 @@ struct CapacityModel {
   bool operator==(const CapacityModel&) const = default;
 };
 
+// simulation.latencies (docs/semantics.md §2, "Latency distributions"):
+// per instance type, seeded distributions that replace the constant
+// provisionSeconds, downloadSeconds and preemptionDrainSeconds.
+enum class Distribution : uint8_t { kConstant, kUniform, kLognormal };
+const char* DistributionName(Distribution d);  // CONSTANT, UNIFORM, LOGNORMAL
+struct LatencyDistribution {
+  Distribution kind = Distribution::kConstant;
+  // CONSTANT: seconds; UNIFORM: minSeconds (ms, like every time here).
+  SimTime a = 0;
+  // UNIFORM and LOGNORMAL: maxSeconds (LOGNORMAL draws are capped at it).
+  SimTime max = 0;
+  SimTime median = 0;  // LOGNORMAL: medianSeconds
+  double sigma = 0;    // LOGNORMAL: sigma of the underlying normal
+  bool operator==(const LatencyDistribution&) const = default;
+};
+struct TypeLatencies {
+  std::string instance_type;
+  std::optional<LatencyDistribution> provision, download, drain;
+  bool operator==(const TypeLatencies&) const = default;
+};
+struct LatencyModel {
+  uint64_t seed = 0;
+  std::vector<TypeLatencies> types;  // by instance type name, unique
+  bool operator==(const LatencyModel&) const = default;
+};
+// SageMaker's stop grace period: StopTrainingJob sends SIGTERM and stops the
+// job 120 seconds later; a drawn drain never exceeds it.
+inline constexpr SimTime kStopGracePeriod = 120 * kMillisPerSecond;
+
 // The simulator knobs (`simulation` object at top level). Defaults are the
 // defaults of ../shared/spec/quota-semantics.md.
 struct Knobs {
@@ -114,6 +143,7 @@ struct Knobs {
   std::optional<SimTime> checkpoint_interval;
   std::optional<SimTime> horizon;  // horizonSeconds: no event after it is processed
   CapacityModel capacity;          // capacity: provisioning failures and availability
+  LatencyModel latencies;          // latencies: per-type distributions of the three latencies
 
   bool operator==(const Knobs&) const = default;
 };

@@ -37,6 +37,7 @@
 //    the share waits; a later job looked at by backfill gets or loses its
 //    MISCONFIGURATION reason like a head.
 #include "engine/reference/reference_engine.h"
+#include "engine/model/capacity.h"
 
 namespace qs {
 namespace reference_internal {
@@ -135,7 +136,9 @@ void Engine::ProcessInternal(const InternalEvent& e) {
     case EventKind::kStarting:
       j.capacity_run_start.reset();  // the instances were obtained
       SetStatus(j, JobStatus::kStarting, j.reason);
-      Schedule(now_ + sc_.knobs.download, InternalEvent{EventKind::kRunning, e.job, j.epoch, 0});
+      Schedule(now_ + LatencyOf(sc_.knobs, FindTypeLatencies(sc_.knobs.latencies, j.unit), LatencyKind::kDownload,
+                                e.job, now_),
+               InternalEvent{EventKind::kRunning, e.job, j.epoch, 0});
       break;
     case EventKind::kRunning: {
       SetStatus(j, JobStatus::kRunning, j.reason);

@@ -140,7 +140,8 @@ void Engine::Dispatch(int ji, int64_t own, std::vector<Part> parts) {
     Schedule(now_ + sc_.knobs.capacity.error_delay, InternalEvent{EventKind::kCapacityError, ji, j.epoch, 0});
     return;
   }
-  Schedule(now_ + sc_.knobs.provision, InternalEvent{EventKind::kStarting, ji, j.epoch, 0});
+  Schedule(now_ + LatencyOf(sc_.knobs, FindTypeLatencies(sc_.knobs.latencies, j.unit), LatencyKind::kProvision, ji, now_),
+           InternalEvent{EventKind::kStarting, ji, j.epoch, 0});
 }
 
 // Phase 1 (own capacity). Returns true when something was dispatched or a
@@ -465,7 +466,7 @@ void Engine::Preempt(const std::vector<int>& victims, int ji, PreemptionType typ
       vj.run_time -= rec.checkpointed_ms;
     }
     Commit(vj, vj.status, in_progress, rec);
-    Schedule(now_ + sc_.knobs.preemption_drain,
+    Schedule(now_ + LatencyOf(sc_.knobs, FindTypeLatencies(sc_.knobs.latencies, vj.unit), LatencyKind::kDrain, v, now_),
              InternalEvent{EventKind::kDrainEnd, v, vj.epoch, 0});
     if (cycle_preemptions_ > 0 && ++preempted_since_progress_[v] == cycle_preemptions_ && stats_.stopped.empty()) {
       stats_.stopped = PreemptionCycleMessage(now_, vj.name, shares_[static_cast<size_t>(vj.share)].name,

@@ -213,6 +213,35 @@ Scenario RandomScenario(uint64_t seed, const RandomScenarioOptions& opt) {
           {"CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "RUNNABLE", rng.In(600, 1200), "TERMINATE"});
     }
   }
+  // simulation.latencies (docs/semantics.md §2), also drawn last.
+  if (opt.random_knobs && rng.Chance(25)) {
+    LatencyModel& m = k.latencies;
+    m.seed = static_cast<uint64_t>(rng.In(0, 1000));
+    auto draw = [&rng](SimTime cap) {
+      LatencyDistribution d;
+      d.kind = rng.Pick(std::vector<Distribution>{Distribution::kConstant, Distribution::kUniform,
+                                                  Distribution::kLognormal});
+      d.a = rng.In(0, 10) * 1000;
+      d.median = rng.In(0, 20) * 1000;
+      d.sigma = rng.Pick(std::vector<double>{0.25, 0.5, 1});
+      d.max = std::min<SimTime>(cap, std::max(d.a, d.median) + rng.In(0, 60) * 1000);
+      if (d.kind == Distribution::kConstant) d.a = std::min(d.a, cap), d.max = 0, d.median = 0, d.sigma = 0;
+      if (d.kind == Distribution::kUniform) d.median = 0, d.sigma = 0;
+      if (d.kind == Distribution::kLognormal) d.a = 0;
+      return d;
+    };
+    for (const std::string& u : units) {
+      if (!rng.Chance(60)) continue;
+      TypeLatencies t;
+      t.instance_type = u;
+      if (rng.Chance(50)) t.provision = draw(300'000);
+      if (rng.Chance(50)) t.download = draw(300'000);
+      if (rng.Chance(60)) t.drain = draw(kStopGracePeriod);
+      m.types.push_back(std::move(t));
+    }
+    std::sort(m.types.begin(), m.types.end(),
+              [](const TypeLatencies& a, const TypeLatencies& b) { return a.instance_type < b.instance_type; });
+  }
   return sc;
 }
 
