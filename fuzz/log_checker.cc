@@ -40,8 +40,38 @@ void LogChecker::Now(SimTime t) {
   QS_FUZZ_CHECK(t >= now_, "log order: record at t=" << t << " after one at t=" << now_);
   QS_FUZZ_CHECK(!sc_.knobs.horizon || t <= *sc_.knobs.horizon,
                 "horizon: record at t=" << t << " beyond horizon " << *sc_.knobs.horizon);
-  if (t > now_) CheckTerminatesBefore(t, /*inclusive=*/false);
+  if (t > now_) {
+    CheckTerminatesBefore(t, /*inclusive=*/false);
+    CheckTimeLimitsBefore(t);
+  }
   now_ = t;
+}
+
+// A RUNNABLE job whose jobStateTimeLimitActions clock came due before `t`,
+// with the reason it had when the clock started, was terminated then: no
+// such job is still RUNNABLE when time moves past its due time.
+void LogChecker::CheckTimeLimitsBefore(SimTime t) {
+  if (sc_.job_queue.time_limit_actions.empty()) return;
+  for (const auto& [name, j] : jobs_) {
+    if (!j.seen || j.status != JobStatus::kRunnable || j.frozen) continue;
+    const SimTime due = TimeLimitDue(j);
+    QS_FUZZ_CHECK(due < 0 || due >= t, "time limit: " << name << " RUNNABLE with '" << j.reason << "' since t="
+                                                      << j.status_time << " was due for termination at t=" << due
+                                                      << " and is still RUNNABLE at t=" << t);
+  }
+}
+
+SimTime LogChecker::TimeLimitDue(const Job& j) const {
+  const bool capacity = j.reason == reasons::kInsufficientCapacity;
+  if (!capacity && !StartsWith(j.reason, "MISCONFIGURATION")) return -1;
+  const std::string_view code = reasons::ReasonCode(j.reason);
+  for (const JobStateTimeLimitAction& a : sc_.job_queue.time_limit_actions) {
+    if (a.reason == code || a.reason == j.reason) {
+      return capacity ? std::max(j.status_time, j.capacity_run_start + a.max_time_seconds * kMillisPerSecond)
+                      : j.status_time + a.max_time_seconds * kMillisPerSecond;
+    }
+  }
+  return -1;
 }
 
 // Every accepted TerminateServiceJob at time t fails its job at t.
@@ -377,10 +407,7 @@ void LogChecker::OnJob(const JobRecord& r) {
           // A capacity error's clock runs from the first SCHEDULED of the run
           // of errors; the check comes no earlier than the error itself.
           const bool capacity = j.reason == reasons::kInsufficientCapacity;
-          const SimTime due = action == nullptr ? -1
-                              : capacity
-                                  ? std::max(j.status_time, j.capacity_run_start + action->max_time_seconds * kMillisPerSecond)
-                                  : j.status_time + action->max_time_seconds * kMillisPerSecond;
+          const SimTime due = TimeLimitDue(j);
           QS_FUZZ_CHECK(action != nullptr && (StartsWith(j.reason, "MISCONFIGURATION") || capacity) &&
                             r.status_reason == std::string(reasons::kTimeLimitPrefix) + action->reason && t == due,
                         "invariant 4: RUNNABLE job " << name << " (reason '" << j.reason << "' since t="
@@ -588,6 +615,7 @@ void LogChecker::OnCapacity(const CapacityRecord& r) {
 void LogChecker::OnEnd(SimTime end_time) {
   QS_FUZZ_CHECK(end_time >= now_, "end: end time " << end_time << " before the last record " << now_);
   CheckTerminatesBefore(end_time, /*inclusive=*/true);
+  CheckTimeLimitsBefore(end_time + 1);  // a check due at the last instant ran too
   ended_ = true;
   end_time_ = end_time;
   ApplyConfigUpTo(end_time);

@@ -41,6 +41,8 @@
 //                maxTimeSeconds after the first SCHEDULED of a run of errors
 //  checkpoints   a RUNNING victim keeps whole checkpoint intervals of its
 //                run (checkpointedSeconds); its later attempts run the rest
+//  time limits   a RUNNABLE job whose time-limit clock came due was
+//                terminated then (checked as time moves on)
 //  timing        latencies (drawn per job from simulation.latencies), run times, timeouts (attemptDurationSeconds and
 //                StoppingCondition.MaxRuntimeInSeconds), drains, retries and
 //                preemption-retry limits as the scenario says
@@ -160,6 +162,10 @@ class LogChecker : public LogSink {
   bool IsTerminateLine(const std::string& job, const JobRecord& r) const;
   void CheckTerminatesBefore(SimTime t, bool inclusive);
   void CheckCapacityReplay();
+  void CheckTimeLimitsBefore(SimTime t);
+  // When the queue's time-limit action for the job's current reason is due
+  // (RUNNABLE job), or -1 when none applies.
+  SimTime TimeLimitDue(const Job& j) const;
   Job& JobFor(const JobRecord& r);
 
   const Scenario& sc_;
