@@ -418,6 +418,12 @@ void LogChecker::OnJob(const JobRecord& r) {
         QS_FUZZ_CHECK(r.status == JobStatus::kScheduled,
                       "invariant 4: RUNNABLE job " << name << " became " << JobStatusName(r.status));
         {
+          // A time-limit check due by now runs before the pass: a job past
+          // its due time is never dispatched.
+          const SimTime due = TimeLimitDue(j);
+          QS_FUZZ_CHECK(due < 0 || due > t, "time limit: " << name << " (reason '" << j.reason << "' since t="
+                                                            << j.status_time << ") dispatched at t=" << t
+                                                            << " although its time limit was due at t=" << due);
           ApplyConfigUpTo(t);
           QS_FUZZ_CHECK(env_enabled_, "dispatch: " << name << " dispatched while the environment is DISABLED");
           QS_FUZZ_CHECK(r.has_usage && r.capacity_unit == req.instance_type && r.quantity == req.instance_count,
