@@ -300,9 +300,52 @@ Scenario Decode(FuzzedDataProvider& p) {
       if (OneIn(p, 4)) r.state = p.ConsumeBool() ? Toggle::kEnabled : Toggle::kDisabled;
       add(t, std::move(r));
     } else {
-      GetJobQueueSnapshotRequest r;
-      r.job_queue = "q";
-      add(t, std::move(r));
+      // Kind 15: mostly a snapshot; sometimes one of the rarer requests
+      // (docs/semantics.md §7).
+      const int sub = p.ConsumeIntegralInRange<int>(0, 7);
+      if (sub == 1) {
+        // DeleteQuotaShare, usually after the UpdateQuotaShare that disables
+        // the share (the same instant, in that order).
+        const std::string name = any_share();
+        if (!OneIn(p, 4)) {
+          UpdateQuotaShareRequest u;
+          u.quota_share_arn = name;
+          u.state = Toggle::kDisabled;
+          add(t, std::move(u));
+        }
+        DeleteQuotaShareRequest r;
+        r.quota_share_arn = name;
+        add(t, std::move(r));
+      } else if (sub == 2) {
+        UpdateJobQueueRequest r;
+        r.job_queue = OneIn(p, 16) ? std::string("other") : std::string("q");
+        if (p.ConsumeBool()) r.state = p.ConsumeBool() ? Toggle::kEnabled : Toggle::kDisabled;
+        if (OneIn(p, 4)) r.priority = p.ConsumeIntegralInRange<int64_t>(0, 1000);
+        if (OneIn(p, 8)) r.scheduling_policy_arn = OneIn(p, 2) ? "sp" : "other";
+        if (p.ConsumeBool()) {
+          r.time_limit_actions.emplace();
+          static constexpr const char* kReasons[] = {"MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED",
+                                                     "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE",
+                                                     "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY"};
+          for (const char* reason : kReasons) {
+            if (p.ConsumeBool()) {
+              r.time_limit_actions->push_back(
+                  {reason, "RUNNABLE", p.ConsumeIntegralInRange<int64_t>(600, 1200), "TERMINATE"});
+            }
+          }
+        }
+        add(t, std::move(r));
+      } else if (sub == 3) {
+        UpdateSchedulingPolicyRequest r;
+        r.arn = OneIn(p, 8) ? "other" : "sp";
+        r.has_quota_share_policy = p.ConsumeBool();
+        r.has_fairshare_policy = OneIn(p, 8);
+        add(t, std::move(r));
+      } else {
+        GetJobQueueSnapshotRequest r;
+        r.job_queue = "q";
+        add(t, std::move(r));
+      }
     }
   }
   AppendTimed(sc, timed);

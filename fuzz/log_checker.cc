@@ -28,6 +28,12 @@ LogChecker::LogChecker(const Scenario& sc) : sc_(sc) {
     if (const auto* t = std::get_if<TerminateServiceJobRequest>(&ev.request)) {
       terminates_.push_back({ev.time, ev.path, t->job_id.value_or(""), t->reason.value_or("")});
     }
+    if (const auto* d = std::get_if<DeleteQuotaShareRequest>(&ev.request)) {
+      deletes_.push_back({ev.time, ev.path, std::string(ShareNameFromArn(d->quota_share_arn.value_or("")))});
+    }
+    if (const auto* q = std::get_if<UpdateJobQueueRequest>(&ev.request); q && q->time_limit_actions) {
+      action_updates_.push_back({ev.time, ev.path, &*q->time_limit_actions});
+    }
     if (const auto* s = std::get_if<SubmitServiceJobRequest>(&ev.request); s && s->job_name) {
       Job& j = jobs_[*s->job_name];
       if (j.req == nullptr) j.req = s;  // the parser keeps jobName unique; first wins otherwise
@@ -42,6 +48,7 @@ void LogChecker::Now(SimTime t) {
                 "horizon: record at t=" << t << " beyond horizon " << *sc_.knobs.horizon);
   if (t > now_) {
     CheckTerminatesBefore(t, /*inclusive=*/false);
+    CheckDeletesBefore(t, /*inclusive=*/false);
     CheckTimeLimitsBefore(t);
   }
   now_ = t;
@@ -55,23 +62,61 @@ void LogChecker::CheckTimeLimitsBefore(SimTime t) {
   for (const auto& [name, j] : jobs_) {
     if (!j.seen || j.status != JobStatus::kRunnable || j.frozen) continue;
     const SimTime due = TimeLimitDue(j);
-    QS_FUZZ_CHECK(due < 0 || due >= t, "time limit: " << name << " RUNNABLE with '" << j.reason << "' since t="
+    QS_FUZZ_CHECK(due < 0 || due >= t || !Fires(j, due), "time limit: " << name << " RUNNABLE with '" << j.reason << "' since t="
                                                       << j.status_time << " was due for termination at t=" << due
                                                       << " and is still RUNNABLE at t=" << t);
   }
 }
 
+// The clock's due time comes from the list in effect when the reason was
+// given; it fires only if the list in effect then still has an entry for
+// the reason (docs/semantics.md §7).
 SimTime LogChecker::TimeLimitDue(const Job& j) const {
   const bool capacity = j.reason == reasons::kInsufficientCapacity;
   if (!capacity && !StartsWith(j.reason, "MISCONFIGURATION")) return -1;
-  const std::string_view code = reasons::ReasonCode(j.reason);
-  for (const JobStateTimeLimitAction& a : sc_.job_queue.time_limit_actions) {
-    if (a.reason == code || a.reason == j.reason) {
-      return capacity ? std::max(j.status_time, j.capacity_run_start + a.max_time_seconds * kMillisPerSecond)
-                      : j.status_time + a.max_time_seconds * kMillisPerSecond;
+  const JobStateTimeLimitAction* a = ActionFor(ActionsAt(j.status_time), j.reason);
+  if (a == nullptr) return -1;
+  return capacity ? std::max(j.status_time, j.capacity_run_start + a->max_time_seconds * kMillisPerSecond)
+                  : j.status_time + a->max_time_seconds * kMillisPerSecond;
+}
+
+// Whether a clock due at `due` (<= the time of the record being checked)
+// fires: the list in effect then still has an entry for the reason.
+bool LogChecker::Fires(const Job& j, SimTime due) const {
+  return due >= 0 && ActionFor(ActionsAt(due), j.reason) != nullptr;
+}
+
+const std::vector<JobStateTimeLimitAction>& LogChecker::ActionsAt(SimTime t) const {
+  const std::vector<JobStateTimeLimitAction>* list = &sc_.job_queue.time_limit_actions;
+  for (const ActionsUpdate& u : action_updates_) {
+    if (u.time > t) break;
+    if (rejected_paths_.count(u.path) == 0) list = u.actions;
+  }
+  return *list;
+}
+
+const JobStateTimeLimitAction* LogChecker::ActionFor(const std::vector<JobStateTimeLimitAction>& list,
+                                                      std::string_view reason) {
+  const std::string_view code = reasons::ReasonCode(reason);
+  for (const JobStateTimeLimitAction& a : list) {
+    if (a.reason == code || a.reason == reason) return &a;
+  }
+  return nullptr;
+}
+
+// Every accepted DeleteQuotaShare at time t failed the share's jobs at t.
+void LogChecker::CheckDeletesBefore(SimTime t, bool inclusive) {
+  while (next_delete_ < deletes_.size() &&
+         (deletes_[next_delete_].time < t || (inclusive && deletes_[next_delete_].time == t))) {
+    const Delete& d = deletes_[next_delete_++];
+    if (rejected_paths_.count(d.path) != 0) continue;
+    for (const auto& [name, j] : jobs_) {
+      if (!j.seen || j.share != d.share) continue;
+      QS_FUZZ_CHECK(j.status == JobStatus::kSucceeded || j.status == JobStatus::kFailed,
+                    "DeleteQuotaShare " << d.path << " at t=" << d.time << ": job " << name << " of share "
+                                        << d.share << " is still " << JobStatusName(j.status));
     }
   }
-  return -1;
 }
 
 // Every accepted TerminateServiceJob at time t fails its job at t.
@@ -158,6 +203,13 @@ void LogChecker::ApplyConfigUpTo(SimTime t) {
       it->second.priority = *p->scheduling_priority;
     } else if (const auto* e = std::get_if<UpdateServiceEnvironmentRequest>(&ev.request)) {
       if (e->state) env_enabled_ = *e->state == Toggle::kEnabled;
+    } else if (const auto* d = std::get_if<DeleteQuotaShareRequest>(&ev.request)) {
+      // Gone: no limits, no new jobs; borrowers keep what it lent them.
+      auto it = shares_.find(std::string(ShareNameFromArn(*d->quota_share_arn)));
+      QS_FUZZ_CHECK(it != shares_.end() && it->second.exists,
+                    "validation: DeleteQuotaShare " << ev.path << " of a missing share accepted");
+      it->second.exists = false;
+      it->second.limit.clear();
     }
   }
 }
@@ -261,6 +313,13 @@ bool LogChecker::RanksBefore(const Job& a, const Job& b) const {
 
 bool LogChecker::IsTerminateLine(const std::string& job, const JobRecord& r) const {
   if (r.status != JobStatus::kFailed) return false;
+  for (size_t i = next_delete_; i < deletes_.size() && deletes_[i].time <= r.time; ++i) {
+    const Delete& d = deletes_[i];
+    if (d.time == r.time && d.share == r.share_name && r.status_reason == DeletedShareReason(d.share) &&
+        rejected_paths_.count(d.path) == 0) {
+      return true;
+    }
+  }
   for (size_t i = next_terminate_; i < terminates_.size() && terminates_[i].time <= r.time; ++i) {
     const Terminate& t = terminates_[i];
     if (t.time == r.time && t.job == job && t.reason == r.status_reason && rejected_paths_.count(t.path) == 0) {
@@ -396,14 +455,7 @@ void LogChecker::OnJob(const JobRecord& r) {
       case JobStatus::kRunnable:
         if (r.status == JobStatus::kFailed) {
           // JobStateTimeLimit: the first matching action, maxTimeSeconds after the reason was given.
-          const std::string_view code = reasons::ReasonCode(j.reason);
-          const JobStateTimeLimitAction* action = nullptr;
-          for (const JobStateTimeLimitAction& a : sc_.job_queue.time_limit_actions) {
-            if (a.reason == code || a.reason == j.reason) {
-              action = &a;
-              break;
-            }
-          }
+          const JobStateTimeLimitAction* action = ActionFor(ActionsAt(t), j.reason);
           // A capacity error's clock runs from the first SCHEDULED of the run
           // of errors; the check comes no earlier than the error itself.
           const bool capacity = j.reason == reasons::kInsufficientCapacity;
@@ -421,7 +473,7 @@ void LogChecker::OnJob(const JobRecord& r) {
           // A time-limit check due by now runs before the pass: a job past
           // its due time is never dispatched.
           const SimTime due = TimeLimitDue(j);
-          QS_FUZZ_CHECK(due < 0 || due > t, "time limit: " << name << " (reason '" << j.reason << "' since t="
+          QS_FUZZ_CHECK(due < 0 || due > t || !Fires(j, due), "time limit: " << name << " (reason '" << j.reason << "' since t="
                                                             << j.status_time << ") dispatched at t=" << t
                                                             << " although its time limit was due at t=" << due);
           ApplyConfigUpTo(t);
@@ -621,6 +673,7 @@ void LogChecker::OnCapacity(const CapacityRecord& r) {
 void LogChecker::OnEnd(SimTime end_time) {
   QS_FUZZ_CHECK(end_time >= now_, "end: end time " << end_time << " before the last record " << now_);
   CheckTerminatesBefore(end_time, /*inclusive=*/true);
+  CheckDeletesBefore(end_time, /*inclusive=*/true);
   CheckTimeLimitsBefore(end_time + 1);  // a check due at the last instant ran too
   ended_ = true;
   end_time_ = end_time;

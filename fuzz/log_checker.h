@@ -43,6 +43,9 @@
 //                run (checkpointedSeconds); its later attempts run the rest
 //  time limits   a RUNNABLE job whose time-limit clock came due was
 //                terminated then (checked as time moves on)
+//  API actions   DeleteQuotaShare fails the share's jobs at once and the
+//                share is gone; UpdateJobQueue's jobStateTimeLimitActions
+//                apply to clocks as docs/semantics.md §7 says
 //  timing        latencies (drawn per job from simulation.latencies), run times, timeouts (attemptDurationSeconds and
 //                StoppingCondition.MaxRuntimeInSeconds), drains, retries and
 //                preemption-retry limits as the scenario says
@@ -142,6 +145,18 @@ class LogChecker : public LogSink {
     SimTime time;
     std::string path, job, reason;
   };
+  // A DeleteQuotaShare request: when accepted, every job of the share not
+  // yet ended is FAILED at its time with DeletedShareReason.
+  struct Delete {
+    SimTime time;
+    std::string path, share;
+  };
+  // An UpdateJobQueue that sets jobStateTimeLimitActions.
+  struct ActionsUpdate {
+    SimTime time;
+    std::string path;
+    const std::vector<JobStateTimeLimitAction>* actions;
+  };
 
   void Now(SimTime t);
   void ApplyConfigUpTo(SimTime t);
@@ -161,11 +176,18 @@ class LogChecker : public LogSink {
   bool MayLeadReturned(const Job& j) const;
   bool IsTerminateLine(const std::string& job, const JobRecord& r) const;
   void CheckTerminatesBefore(SimTime t, bool inclusive);
+  void CheckDeletesBefore(SimTime t, bool inclusive);
+  // The jobStateTimeLimitActions in effect at `t` (updates at t included;
+  // valid once every request at t has been applied or rejected).
+  const std::vector<JobStateTimeLimitAction>& ActionsAt(SimTime t) const;
+  static const JobStateTimeLimitAction* ActionFor(const std::vector<JobStateTimeLimitAction>& list,
+                                                  std::string_view reason);
   void CheckCapacityReplay();
   void CheckTimeLimitsBefore(SimTime t);
   // When the queue's time-limit action for the job's current reason is due
   // (RUNNABLE job), or -1 when none applies.
   SimTime TimeLimitDue(const Job& j) const;
+  bool Fires(const Job& j, SimTime due) const;
   Job& JobFor(const JobRecord& r);
 
   const Scenario& sc_;
@@ -182,6 +204,9 @@ class LogChecker : public LogSink {
   std::set<std::string> rejected_paths_;
   size_t next_config_ = 0;       // index into sc_.events of the next request not applied
   std::vector<Terminate> terminates_;
+  std::vector<Delete> deletes_;
+  size_t next_delete_ = 0;
+  std::vector<ActionsUpdate> action_updates_;
   std::vector<Attempt> attempts_;
   int64_t line_ = 0;  // job lines so far
   size_t next_terminate_ = 0;

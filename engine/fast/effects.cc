@@ -68,14 +68,9 @@ void Engine::SetReason(int32_t id, std::string_view reason) {
   ++j.reason_epoch;
   EmitJob(id, j.status, reason);
   if (!IsMisconfigReason(reason)) return;
-  const std::string_view code = reasons::ReasonCode(reason);
-  const std::vector<JobStateTimeLimitAction>& actions = sc_.job_queue.time_limit_actions;
-  for (size_t i = 0; i < actions.size(); ++i) {
-    if (actions[i].reason == code || actions[i].reason == reason) {
-      Push(now_ + actions[i].max_time_seconds * kMillisPerSecond, EventType::kTimeLimit, id, j.reason_epoch,
-           static_cast<int32_t>(i));
-      break;
-    }
+  if (const int32_t i = TimeLimitActionFor(reason); i >= 0) {
+    Push(now_ + time_limit_actions_[static_cast<size_t>(i)].max_time_seconds * kMillisPerSecond, EventType::kTimeLimit,
+         id, j.reason_epoch, i);
   }
 }
 
@@ -457,6 +452,7 @@ void Engine::EmitSnapshot() {
   }
   for (int32_t s = 0; s < st_.NumShares(); ++s) {
     const Share& sh = st_.shares[s];
+    if (sh.deleted) continue;
     SnapshotShare ss;
     ss.share_name = sh.name;
     if (const int32_t h = st_.Head(s); h != kNone) {

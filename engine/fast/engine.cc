@@ -35,9 +35,23 @@ Engine::Engine(const Scenario& config, ScenarioIndex index, LogSink& sink, const
       checker_(options.full_invariant_check) {
   settling_.unit_heads.assign(st_.unit_names.size(), 0);
   checker_.Resize(0, st_.NumUnits());
-  for (const JobStateTimeLimitAction& a : sc_.job_queue.time_limit_actions) {
+  SetTimeLimitActions(sc_.job_queue.time_limit_actions);
+}
+
+void Engine::SetTimeLimitActions(std::vector<JobStateTimeLimitAction> actions) {
+  time_limit_actions_ = std::move(actions);
+  time_limit_reasons_.clear();
+  for (const JobStateTimeLimitAction& a : time_limit_actions_) {
     time_limit_reasons_.push_back(absl::StrCat(Sv(reasons::kTimeLimitPrefix), a.reason));
   }
+}
+
+int32_t Engine::TimeLimitActionFor(std::string_view reason) const {
+  const std::string_view code = reasons::ReasonCode(reason);
+  for (size_t i = 0; i < time_limit_actions_.size(); ++i) {
+    if (time_limit_actions_[i].reason == code || time_limit_actions_[i].reason == reason) return static_cast<int32_t>(i);
+  }
+  return -1;
 }
 
 RunStats Engine::Run() {
@@ -164,11 +178,16 @@ void Engine::ApplyInternalEvent(const Event& ev) {
       if (!j.draining || j.attempt != ev.tag) return;
       EndDrain(ev.job);
       return;
-    case EventType::kTimeLimit:
+    case EventType::kTimeLimit: {
       if (j.status != JobStatus::kRunnable || j.reason_epoch != ev.tag) return;
+      // The entry for the reason in the queue's current list (UpdateJobQueue
+      // may have changed it since the clock started; none left: no action).
+      const int32_t action = TimeLimitActionFor(st_.reasons.Text(j.reason));
+      if (action < 0) return;
       RemoveFromQueue(ev.job);
-      Finish(ev.job, JobStatus::kFailed, time_limit_reasons_[ev.aux], false);
+      Finish(ev.job, JobStatus::kFailed, time_limit_reasons_[static_cast<size_t>(action)], false);
       return;
+    }
     case EventType::kTick:
       return;
     case EventType::kCapacityError: {
@@ -179,14 +198,9 @@ void Engine::ApplyInternalEvent(const Event& ev) {
       const SimTime start = QsMutant(14) ? now_ : st_.capacity_streak.try_emplace(ev.job, j.dispatched_at).first->second;
       Release(ev.job);
       MakeRunnable(ev.job, reasons::kInsufficientCapacity);
-      const std::string_view code = reasons::ReasonCode(reasons::kInsufficientCapacity);
-      const std::vector<JobStateTimeLimitAction>& actions = sc_.job_queue.time_limit_actions;
-      for (size_t i = 0; i < actions.size(); ++i) {
-        if (actions[i].reason == code || actions[i].reason == reasons::kInsufficientCapacity) {
-          Push(std::max(now_, start + actions[i].max_time_seconds * kMillisPerSecond), EventType::kTimeLimit, ev.job,
-               j.reason_epoch, static_cast<int32_t>(i));
-          break;
-        }
+      if (const int32_t i = TimeLimitActionFor(reasons::kInsufficientCapacity); i >= 0) {
+        Push(std::max(now_, start + time_limit_actions_[static_cast<size_t>(i)].max_time_seconds * kMillisPerSecond),
+             EventType::kTimeLimit, ev.job, j.reason_epoch, i);
       }
       return;
     }

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "engine/log/event_log.h"
 #include "engine/model/event_stream.h"
@@ -120,6 +121,11 @@ class Engine {
   void CreateShare(const CreateQuotaShareRequest& r);
   void UpdateShare(int32_t s, const UpdateQuotaShareRequest& r);
   void UpdateEnvironment(const UpdateServiceEnvironmentRequest& r);
+  void DeleteShare(int32_t s);
+  void UpdateQueue(const UpdateJobQueueRequest& r);
+  void SetTimeLimitActions(std::vector<JobStateTimeLimitAction> actions);
+  // The index of the current jobStateTimeLimitActions entry for `reason`, or -1.
+  int32_t TimeLimitActionFor(std::string_view reason) const;
   void StrategyMasks();  // Settling::borrowers_mask, in_share_mask
 
   // --- pass.cc: the pass
@@ -198,7 +204,13 @@ class Engine {
   bool round_dropped_ = false;  // a reservation was dropped in this round
   bool dirty_ = true;           // state changed since the last pass
   uint64_t blocked_ = 0;        // bits over shares: blocked for the rest of this pass
+  // The job queue as UpdateJobQueue leaves it (docs/semantics.md §7): its
+  // state and jobStateTimeLimitActions, with each entry's FAILED reason.
+  bool queue_enabled_ = true;
+  std::vector<JobStateTimeLimitAction> time_limit_actions_;
   std::vector<std::string> time_limit_reasons_;
+  // Names of deleted shares: never given to a new share in the same run.
+  absl::flat_hash_set<std::string> deleted_share_names_;
   // Scratch kept to save an allocation per call.
   std::vector<LenderIdle> lenders_scratch_;
   BorrowPlan plan_scratch_;

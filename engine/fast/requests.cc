@@ -59,7 +59,12 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
           Terminate(h.id, *r.reason);
         } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest>) {
           bool exists = r.quota_share_name && st_.share_ids.contains(*r.quota_share_name);
-          if (absl::Status s = ValidateCreateQuotaShare(r, sc_.job_queue.name, st_.NumShares(), exists);
+          const int live = static_cast<int>(st_.share_ids.size());
+          if (absl::Status s = ValidateCreateQuotaShare(r, sc_.job_queue.name, live, exists); !s.ok()) {
+            return Reject(ev, s);
+          }
+          if (absl::Status s = CheckShareSlot(*r.quota_share_name, deleted_share_names_.contains(*r.quota_share_name),
+                                              st_.NumShares());
               !s.ok()) {
             return Reject(ev, s);
           }
@@ -82,6 +87,28 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
             return Reject(ev, s);
           }
           EmitSnapshot();
+        } else if constexpr (std::is_same_v<T, DeleteQuotaShareRequest>) {
+          int32_t s = kNone;
+          if (r.quota_share_arn) {
+            auto it = st_.share_ids.find(std::string(ShareNameFromArn(*r.quota_share_arn)));
+            if (it != st_.share_ids.end()) s = it->second;
+          }
+          const bool enabled = s != kNone && st_.shares[s].state == Toggle::kEnabled;
+          if (absl::Status status = ValidateDeleteQuotaShare(r, s != kNone, enabled); !status.ok()) {
+            return Reject(ev, status);
+          }
+          DeleteShare(s);
+        } else if constexpr (std::is_same_v<T, UpdateJobQueueRequest>) {
+          if (absl::Status s = ValidateUpdateJobQueue(r, sc_.job_queue.name, sc_.scheduling_policy.name,
+                                                     CapacityMayStick(st_.knobs.capacity) && !st_.knobs.horizon); !s.ok()) {
+            return Reject(ev, s);
+          }
+          UpdateQueue(r);
+        } else if constexpr (std::is_same_v<T, UpdateSchedulingPolicyRequest>) {
+          if (absl::Status s = ValidateUpdateSchedulingPolicy(r, sc_.scheduling_policy.name); !s.ok()) {
+            return Reject(ev, s);
+          }
+          // FIFO is the only setting of a quota share policy: nothing changes.
         }
       },
       ev.request);
@@ -89,6 +116,7 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
 
 void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r, int64_t ordinal) {
   ShareFacts facts;
+  facts.queue_enabled = queue_enabled_;
   int32_t s = kNone;
   if (r.quota_share_name) {
     auto it = st_.share_ids.find(*r.quota_share_name);
@@ -174,6 +202,37 @@ void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {
   st_.SumLimits();
   checker_.ResetAllowances(st_);
   settling_.Unsettle(~uint64_t{0});
+}
+
+// DeleteQuotaShare (docs/semantics.md §7): the share's jobs are terminated
+// in submission order; the share stays as an empty slot without limits
+// (jobs that borrowed from it keep what they hold), out of every lookup by
+// name, and its name is not given to a new share.
+void Engine::DeleteShare(int32_t s) {
+  std::vector<std::pair<int32_t, int32_t>> mine;  // (seq, slot)
+  for (int32_t id = 0; id < static_cast<int32_t>(st_.jobs.size()); ++id) {
+    const Job& j = st_.jobs[id];
+    if (j.share == s && !IsTerminal(j.status)) mine.emplace_back(j.seq, id);
+  }
+  std::sort(mine.begin(), mine.end());
+  Share& sh = st_.shares[s];
+  const std::string reason = DeletedShareReason(sh.name);
+  for (const auto& [seq, id] : mine) Terminate(id, reason);
+  sh.deleted = true;
+  std::fill(sh.limit.begin(), sh.limit.end(), 0);
+  st_.share_ids.erase(sh.name);
+  deleted_share_names_.insert(sh.name);
+  order_.MarkAll();
+  StrategyMasks();
+  st_.SumLimits();
+  checker_.ResetAllowances(st_);
+  settling_.Unsettle(~uint64_t{0});
+}
+
+// UpdateJobQueue (docs/semantics.md §7).
+void Engine::UpdateQueue(const UpdateJobQueueRequest& r) {
+  if (r.state) queue_enabled_ = *r.state == Toggle::kEnabled;
+  if (r.time_limit_actions) SetTimeLimitActions(*r.time_limit_actions);
 }
 
 void Engine::StrategyMasks() {

@@ -152,6 +152,7 @@ struct Share {
   int32_t res_unit = kNone;  // its instance type
   int32_t name_rank = 0;     // rank of the name among all shares
   int32_t head = kNone;      // Engine::HeadOf: queue.begin()->id or the reservation holder; kNone if empty
+  bool deleted = false;      // DeleteQuotaShare: an empty slot, no limits, out of share_ids and snapshots
 };
 
 // Status reasons by id: Id() interns a text by content (a stable copy the

@@ -304,6 +304,27 @@ void PutRequest(Writer& w, const Request& req) {
           w.OLimits(r.capacity_limits);
         } else if constexpr (std::is_same_v<T, GetJobQueueSnapshotRequest>) {
           w.OS(r.job_queue);
+        } else if constexpr (std::is_same_v<T, DeleteQuotaShareRequest>) {
+          w.OS(r.quota_share_arn);
+        } else if constexpr (std::is_same_v<T, UpdateJobQueueRequest>) {
+          w.OS(r.job_queue);
+          w.OE(r.state);
+          w.OI(r.priority);
+          w.OS(r.scheduling_policy_arn);
+          w.B(r.time_limit_actions.has_value());
+          if (r.time_limit_actions) {
+            w.U(r.time_limit_actions->size());
+            for (const JobStateTimeLimitAction& a : *r.time_limit_actions) {
+              w.S(a.reason);
+              w.S(a.state);
+              w.I(a.max_time_seconds);
+              w.S(a.action);
+            }
+          }
+        } else if constexpr (std::is_same_v<T, UpdateSchedulingPolicyRequest>) {
+          w.OS(r.arn);
+          w.B(r.has_quota_share_policy);
+          w.B(r.has_fairshare_policy);
         }
       },
       req);
@@ -389,6 +410,45 @@ Request GetRequest(Reader& rd) {
     case 6: {
       GetJobQueueSnapshotRequest r;
       r.job_queue = rd.OS();
+      return r;
+    }
+    case 7: {
+      DeleteQuotaShareRequest r;
+      r.quota_share_arn = rd.OS();
+      return r;
+    }
+    case 8: {
+      // Checked as the JSON parser checks it (an invalid action list is a
+      // malformed document, not a request AWS rejects).
+      UpdateJobQueueRequest r;
+      r.job_queue = rd.OS();
+      r.state = rd.OE<Toggle>(2, "state");
+      r.priority = rd.OInt32("priority");
+      r.scheduling_policy_arn = rd.OS();
+      if (rd.B()) {
+        r.time_limit_actions.emplace();
+        const uint64_t n = rd.U();
+        if (n > 100) rd.Fail("more than 100 jobStateTimeLimitActions");
+        for (uint64_t i = 0; i < n && rd.ok(); ++i) {
+          JobStateTimeLimitAction a;
+          a.reason = rd.S();
+          a.state = rd.S();
+          a.max_time_seconds = rd.Int32("maxTimeSeconds");
+          a.action = rd.S();
+          if (a.reason.empty() || a.state != "RUNNABLE" || a.action != "TERMINATE" || a.max_time_seconds < 600 ||
+              a.max_time_seconds > 86400) {
+            rd.Fail("an UpdateJobQueue jobStateTimeLimitActions entry out of range");
+          }
+          r.time_limit_actions->push_back(std::move(a));
+        }
+      }
+      return r;
+    }
+    case 9: {
+      UpdateSchedulingPolicyRequest r;
+      r.arn = rd.OS();
+      r.has_quota_share_policy = rd.B();
+      r.has_fairshare_policy = rd.B();
       return r;
     }
     default:

@@ -391,6 +391,56 @@ absl::StatusOr<GetJobQueueSnapshotRequest> AsGetJobQueueSnapshot(const Reader& r
   return out;
 }
 
+absl::StatusOr<DeleteQuotaShareRequest> AsDeleteQuotaShare(const Reader& r, const Json& v, const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"quotaShareArn"}));
+  DeleteQuotaShareRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "quotaShareArn", AsString, &out.quota_share_arn));
+  return out;
+}
+
+absl::StatusOr<JobStateTimeLimitAction> AsTimeLimitAction(const Reader& r, const Json& v, const Path& path);
+
+// UpdateJobQueue on a SAGEMAKER_TRAINING queue: computeEnvironmentOrder
+// belongs to other queue types; serviceEnvironmentOrder is accepted and not
+// checked (the scenario has one environment).
+absl::StatusOr<UpdateJobQueueRequest> AsUpdateJobQueue(const Reader& r, const Json& v, const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path,
+                                   {"jobQueue", "state", "priority", "schedulingPolicyArn",
+                                    "serviceEnvironmentOrder", "jobStateTimeLimitActions"}));
+  UpdateJobQueueRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "jobQueue", AsString, &out.job_queue));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "state", AsToggle, &out.state));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "priority", AsInt32, &out.priority));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "schedulingPolicyArn", AsString, &out.scheduling_policy_arn));
+  QS_RETURN_IF_ERROR(CheckType(r, v, path, "serviceEnvironmentOrder", Json::value_t::array, "an array"));
+  if (auto it = v.find("jobStateTimeLimitActions"); it != v.end()) {
+    const Path p = path.Key("jobStateTimeLimitActions");
+    if (!it->is_array()) return r.TypeError(p, "an array", *it);
+    out.time_limit_actions.emplace();
+    for (size_t i = 0; i < it->size(); ++i) {
+      QS_ASSIGN_OR_RETURN(JobStateTimeLimitAction a, AsTimeLimitAction(r, (*it)[i], p.Index(i)));
+      out.time_limit_actions->push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<UpdateSchedulingPolicyRequest> AsUpdateSchedulingPolicy(const Reader& r, const Json& v,
+                                                                       const Path& path) {
+  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"arn", "quotaSharePolicy", "fairsharePolicy"}));
+  UpdateSchedulingPolicyRequest out;
+  QS_RETURN_IF_ERROR(Get(r, v, path, "arn", AsString, &out.arn));
+  if (auto it = v.find("quotaSharePolicy"); it != v.end()) {
+    const Path p = path.Key("quotaSharePolicy");
+    QS_RETURN_IF_ERROR(r.CheckObject(*it, p, {"idleResourceAssignmentStrategy"}));
+    QS_RETURN_IF_ERROR(CheckOneOf(r, *it, p, "idleResourceAssignmentStrategy", {"FIFO"}));
+    out.has_quota_share_policy = true;
+  }
+  QS_RETURN_IF_ERROR(CheckType(r, v, path, "fairsharePolicy", Json::value_t::object, "an object"));
+  out.has_fairshare_policy = v.contains("fairsharePolicy");
+  return out;
+}
+
 // serviceRequestPayload -> instance_type / instance_count, or payload_error
 // (+ payload_raw). Only an InstanceCount outside int32 is a document error;
 // everything else wrong inside the payload is SageMaker's to reject.
@@ -517,7 +567,8 @@ absl::StatusOr<SubmitServiceJobRequest> AsSubmitServiceJob(const Reader& r, cons
 // The actions, in the order of Request's alternatives.
 constexpr std::string_view kActions[] = {
     "SubmitServiceJob", "UpdateServiceJob",         "TerminateServiceJob", "CreateQuotaShare",
-    "UpdateQuotaShare", "UpdateServiceEnvironment", "GetJobQueueSnapshot"};
+    "UpdateQuotaShare", "UpdateServiceEnvironment", "GetJobQueueSnapshot", "DeleteQuotaShare",
+    "UpdateJobQueue",   "UpdateSchedulingPolicy"};
 static_assert(std::variant_size_v<Request> == std::size(kActions));
 
 // Converts `events` entries as DomBuilder streams them.
@@ -604,8 +655,20 @@ class EventReader {
         QS_ASSIGN_OR_RETURN(event.request, AsUpdateServiceEnvironment(r_, request, request_path));
         break;
       }
-      default: {
+      case 6: {
         QS_ASSIGN_OR_RETURN(event.request, AsGetJobQueueSnapshot(r_, request, request_path));
+        break;
+      }
+      case 7: {
+        QS_ASSIGN_OR_RETURN(event.request, AsDeleteQuotaShare(r_, request, request_path));
+        break;
+      }
+      case 8: {
+        QS_ASSIGN_OR_RETURN(event.request, AsUpdateJobQueue(r_, request, request_path));
+        break;
+      }
+      default: {
+        QS_ASSIGN_OR_RETURN(event.request, AsUpdateSchedulingPolicy(r_, request, request_path));
         break;
       }
     }

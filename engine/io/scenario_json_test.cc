@@ -339,10 +339,34 @@ std::vector<MalformedCase> MalformedCases() {
       {"BadJobQueueState", Mutated([](Json& j) { j["jobQueue"]["state"] = "PAUSED"; }),
        "bad.json: jobQueue.state: expected one of ENABLED, DISABLED, got string \"PAUSED\""},
       // Events.
-      {"UnknownAction", Mutated([](Json& j) { j["events"][1]["action"] = "DeleteQuotaShare"; }),
+      {"UnknownAction", Mutated([](Json& j) { j["events"][1]["action"] = "DeleteJobQueue"; }),
        "bad.json: events[1].action: unknown action: expected one of SubmitServiceJob, "
        "UpdateServiceJob, TerminateServiceJob, CreateQuotaShare, UpdateQuotaShare, "
-       "UpdateServiceEnvironment, GetJobQueueSnapshot, got string \"DeleteQuotaShare\""},
+       "UpdateServiceEnvironment, GetJobQueueSnapshot, DeleteQuotaShare, UpdateJobQueue, "
+       "UpdateSchedulingPolicy, got string \"DeleteJobQueue\""},
+      {"DeleteQuotaShareUnknownKey",
+       Mutated([](Json& j) {
+         j["events"][1]["action"] = "DeleteQuotaShare";
+         j["events"][1]["request"] = {{"quotaShareName", "QS1"}};
+       }),
+       "bad.json: events[1].request.quotaShareName: unknown key; expected one of: quotaShareArn"},
+      {"UpdateJobQueueBadTimeLimit",
+       Mutated([](Json& j) {
+         j["events"][1]["action"] = "UpdateJobQueue";
+         j["events"][1]["request"] = {
+             {"jobQueue", "q"},
+             {"jobStateTimeLimitActions",
+              {{{"reason", "x"}, {"state", "RUNNABLE"}, {"maxTimeSeconds", 30}, {"action", "TERMINATE"}}}}};
+       }),
+       "bad.json: events[1].request.jobStateTimeLimitActions[0].maxTimeSeconds: must be between 600 and 86400, "
+       "got 30"},
+      {"UpdateSchedulingPolicyBadStrategy",
+       Mutated([](Json& j) {
+         j["events"][1]["action"] = "UpdateSchedulingPolicy";
+         j["events"][1]["request"] = {{"arn", "sp"}, {"quotaSharePolicy", {{"idleResourceAssignmentStrategy", "LIFO"}}}};
+       }),
+       "bad.json: events[1].request.quotaSharePolicy.idleResourceAssignmentStrategy: expected FIFO, got string "
+       "\"LIFO\""},
       {"SimulationOnlyOnSubmit",
        Mutated([](Json& j) { j["events"][1]["simulation"] = {{"runSeconds", 1}}; }),
        "bad.json: events[1].simulation: simulation is only allowed on SubmitServiceJob events"},

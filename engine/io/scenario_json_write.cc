@@ -130,6 +130,43 @@ OrderedJson RequestJson(const GetJobQueueSnapshotRequest& r) {
   return o;
 }
 
+OrderedJson RequestJson(const DeleteQuotaShareRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "quotaShareArn", r.quota_share_arn);
+  return o;
+}
+
+OrderedJson ActionsJson(const std::vector<JobStateTimeLimitAction>& list) {
+  OrderedJson actions = OrderedJson::array();
+  for (const JobStateTimeLimitAction& a : list) {
+    OrderedJson e = OrderedJson::object();
+    e["reason"] = a.reason;
+    e["state"] = a.state;
+    e["maxTimeSeconds"] = a.max_time_seconds;
+    e["action"] = a.action;
+    actions.push_back(std::move(e));
+  }
+  return actions;
+}
+
+OrderedJson RequestJson(const UpdateJobQueueRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "jobQueue", r.job_queue);
+  if (r.state) o["state"] = ToggleName(*r.state);
+  PutIf(o, "priority", r.priority);
+  PutIf(o, "schedulingPolicyArn", r.scheduling_policy_arn);
+  if (r.time_limit_actions) o["jobStateTimeLimitActions"] = ActionsJson(*r.time_limit_actions);
+  return o;
+}
+
+OrderedJson RequestJson(const UpdateSchedulingPolicyRequest& r) {
+  OrderedJson o = OrderedJson::object();
+  PutIf(o, "arn", r.arn);
+  if (r.has_quota_share_policy) o["quotaSharePolicy"] = OrderedJson{{"idleResourceAssignmentStrategy", "FIFO"}};
+  if (r.has_fairshare_policy) o["fairsharePolicy"] = OrderedJson::object();
+  return o;
+}
+
 OrderedJson EventJson(const ScenarioEvent& e) {
   OrderedJson o = OrderedJson::object();
   o["time"] = SecondsJson(e.time);
@@ -192,16 +229,7 @@ std::string ScenarioToJson(const Scenario& s) {
   queue["jobQueueName"] = s.job_queue.name;
   queue["jobQueueType"] = "SAGEMAKER_TRAINING";
   queue["priority"] = s.job_queue.priority;
-  OrderedJson actions = OrderedJson::array();
-  for (const JobStateTimeLimitAction& a : s.job_queue.time_limit_actions) {
-    OrderedJson e = OrderedJson::object();
-    e["reason"] = a.reason;
-    e["state"] = a.state;
-    e["maxTimeSeconds"] = a.max_time_seconds;
-    e["action"] = a.action;
-    actions.push_back(std::move(e));
-  }
-  queue["jobStateTimeLimitActions"] = std::move(actions);
+  queue["jobStateTimeLimitActions"] = ActionsJson(s.job_queue.time_limit_actions);
 
   const OrderedJson knobs = KnobsJson(s.knobs);
 

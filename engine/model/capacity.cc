@@ -75,18 +75,23 @@ SimTime LatencyOf(const Knobs& k, const TypeLatencies* type, LatencyKind kind, i
   return DrawLatency(**d, k.latencies.seed, kind, seq, t);
 }
 
+bool CapacityMayStick(const CapacityModel& m) {
+  for (const TypeCapacity& c : m.types) {
+    if (c.failure_probability >= 1 || !c.availability.empty() || !c.availability_csv.empty()) return true;
+  }
+  return false;
+}
+
+bool HasCapacityAction(const std::vector<JobStateTimeLimitAction>& actions) {
+  for (const JobStateTimeLimitAction& a : actions) {
+    if (a.reason == "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY") return true;
+  }
+  return false;
+}
+
 std::string CapacityModelEndsProblem(const Scenario& s) {
   const Knobs& k = s.knobs;
-  bool may_never_provision = false;
-  for (const TypeCapacity& c : k.capacity.types) {
-    if (c.failure_probability >= 1 || !c.availability.empty() || !c.availability_csv.empty()) {
-      may_never_provision = true;
-    }
-  }
-  if (!may_never_provision || k.horizon) return "";
-  for (const JobStateTimeLimitAction& a : s.job_queue.time_limit_actions) {
-    if (a.reason == "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY") return "";
-  }
+  if (!CapacityMayStick(k.capacity) || k.horizon || HasCapacityAction(s.job_queue.time_limit_actions)) return "";
   return "an availability schedule or failureProbability 1 can keep a job failing to provision for ever: "
          "add a jobQueue.jobStateTimeLimitActions entry with reason CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY, "
          "or simulation.horizonSeconds";

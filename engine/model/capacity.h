@@ -53,6 +53,12 @@ SimTime DrawLatency(const LatencyDistribution& d, uint64_t seed, LatencyKind kin
 // CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY or horizonSeconds. Returns the
 // problem, or "" when there is none.
 std::string CapacityModelEndsProblem(const Scenario& s);
+// Whether the model can keep a job failing for ever (an availability
+// schedule, or failureProbability 1), so that without a horizon the queue
+// must keep a jobStateTimeLimitActions entry for the reason (an
+// UpdateJobQueue that would drop it is rejected, docs/semantics.md §7).
+bool CapacityMayStick(const CapacityModel& m);
+bool HasCapacityAction(const std::vector<JobStateTimeLimitAction>& actions);
 
 }  // namespace qs
 

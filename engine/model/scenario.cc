@@ -49,7 +49,8 @@ const char* DistributionName(Distribution d) {
 const char* ActionName(const Request& r) {
   static constexpr const char* kNames[] = {
       "SubmitServiceJob",   "UpdateServiceJob",         "TerminateServiceJob", "CreateQuotaShare",
-      "UpdateQuotaShare",   "UpdateServiceEnvironment", "GetJobQueueSnapshot"};
+      "UpdateQuotaShare",   "UpdateServiceEnvironment", "GetJobQueueSnapshot", "DeleteQuotaShare",
+      "UpdateJobQueue",     "UpdateSchedulingPolicy"};
   static_assert(std::variant_size_v<Request> == sizeof(kNames) / sizeof(kNames[0]));
   return kNames[r.index()];
 }

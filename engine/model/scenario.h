@@ -276,10 +276,41 @@ struct GetJobQueueSnapshotRequest {
   bool operator==(const GetJobQueueSnapshotRequest&) const = default;
 };
 
+// DeleteQuotaShare request (docs/semantics.md §7): the share must be
+// DISABLED; its jobs are terminated and the share is gone.
+struct DeleteQuotaShareRequest {
+  std::optional<std::string> quota_share_arn;  // name or ARN ending /quota-share/<name>
+
+  bool operator==(const DeleteQuotaShareRequest&) const = default;
+};
+
+// UpdateJobQueue request (docs/semantics.md §7). Absent fields keep their
+// value; the queue's priority is accepted and has no effect (one queue).
+struct UpdateJobQueueRequest {
+  std::optional<std::string> job_queue;  // name or ARN
+  std::optional<Toggle> state;
+  std::optional<int64_t> priority;
+  std::optional<std::string> scheduling_policy_arn;  // must name the scenario's policy
+  std::optional<std::vector<JobStateTimeLimitAction>> time_limit_actions;
+
+  bool operator==(const UpdateJobQueueRequest&) const = default;
+};
+
+// UpdateSchedulingPolicy request (docs/semantics.md §7): a quota share
+// policy's only setting is FIFO, so an accepted update changes nothing.
+struct UpdateSchedulingPolicyRequest {
+  std::optional<std::string> arn;  // name or ARN ending /scheduling-policy/<name>
+  bool has_quota_share_policy = false;  // quotaSharePolicy present
+  bool has_fairshare_policy = false;    // fairsharePolicy present (rejected on a quota policy)
+
+  bool operator==(const UpdateSchedulingPolicyRequest&) const = default;
+};
+
 using Request = std::variant<SubmitServiceJobRequest, UpdateServiceJobRequest,
                              TerminateServiceJobRequest, CreateQuotaShareRequest,
                              UpdateQuotaShareRequest, UpdateServiceEnvironmentRequest,
-                             GetJobQueueSnapshotRequest>;
+                             GetJobQueueSnapshotRequest, DeleteQuotaShareRequest, UpdateJobQueueRequest,
+                             UpdateSchedulingPolicyRequest>;
 
 // Action names as written in the scenario ("SubmitServiceJob", ...), indexed
 // like Request's alternatives.

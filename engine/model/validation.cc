@@ -3,6 +3,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "engine/model/capacity.h"
 #include "engine/util/strings.h"
 
 namespace qs {
@@ -180,6 +181,9 @@ absl::Status ValidateSubmit(const SubmitServiceJobRequest& r, std::string_view q
   if (!r.quota_share_name) {
     return Reject("quotaShareName is required for a job queue with a quota share policy");
   }
+  if (!share.queue_enabled) {
+    return Reject(absl::StrCat("job queue '", Sv(queue_name), "' is DISABLED and does not accept new jobs"));
+  }
   if (!share.exists) {
     return Reject(absl::StrCat("quotaShareName '", *r.quota_share_name,
                                "' does not exist in job queue '", Sv(queue_name), "'"));
@@ -249,6 +253,64 @@ absl::Status ValidateGetJobQueueSnapshot(const GetJobQueueSnapshotRequest& r,
     return Reject(absl::StrCat("jobQueue '", *r.job_queue, "' does not exist"));
   }
   return absl::OkStatus();
+}
+
+absl::Status ValidateDeleteQuotaShare(const DeleteQuotaShareRequest& r, bool share_exists, bool share_enabled) {
+  if (!r.quota_share_arn) return Reject("quotaShareArn is required");
+  if (!share_exists) return Reject(absl::StrCat("quota share '", *r.quota_share_arn, "' does not exist"));
+  if (share_enabled) {
+    return Reject(absl::StrCat("quota share '", Sv(ShareNameFromArn(*r.quota_share_arn)),
+                               "' must be DISABLED (UpdateQuotaShare) before it can be deleted"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateUpdateJobQueue(const UpdateJobQueueRequest& r, std::string_view queue_name,
+                                    std::string_view policy_name, bool needs_capacity_action) {
+  if (!r.job_queue) return Reject("jobQueue is required");
+  if (!NamesQueue(*r.job_queue, queue_name)) {
+    return Reject(absl::StrCat("jobQueue '", *r.job_queue, "' does not exist"));
+  }
+  if (r.priority && (*r.priority < 0 || *r.priority > 1000)) {
+    return Reject(absl::StrCat("priority must be between 0 and 1000, got ", *r.priority));
+  }
+  if (r.scheduling_policy_arn && !NamesQueue(*r.scheduling_policy_arn, policy_name)) {
+    return Reject(absl::StrCat("schedulingPolicyArn '", *r.scheduling_policy_arn,
+                               "' is not the queue's quota share scheduling policy"));
+  }
+  if (needs_capacity_action && r.time_limit_actions && !HasCapacityAction(*r.time_limit_actions)) {
+    return Reject("jobStateTimeLimitActions must keep an entry for CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY: the "
+                  "simulation's capacity model can keep a job failing to provision for ever (quotasim rule)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateUpdateSchedulingPolicy(const UpdateSchedulingPolicyRequest& r, std::string_view policy_name) {
+  if (!r.arn) return Reject("arn is required");
+  if (!NamesQueue(*r.arn, policy_name)) {
+    return Reject(absl::StrCat("scheduling policy '", *r.arn, "' does not exist"));
+  }
+  if (r.has_fairshare_policy) {
+    return Reject("fairsharePolicy cannot be set on a scheduling policy with a quotaSharePolicy");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckShareSlot(std::string_view name, bool name_was_deleted, int slots_used) {
+  if (name_was_deleted) {
+    return Reject(absl::StrCat("quota share '", Sv(name),
+                               "' was deleted earlier in this run; quotasim does not give a deleted share's name "
+                               "to a new share"));
+  }
+  if (slots_used >= kMaxShareSlots) {
+    return Reject(absl::StrCat("quotasim simulates at most ", kMaxShareSlots,
+                               " quota shares created in one run, deleted ones included"));
+  }
+  return absl::OkStatus();
+}
+
+std::string DeletedShareReason(std::string_view share_name) {
+  return absl::StrCat("Terminated: quota share ", Sv(share_name), " was deleted (DeleteQuotaShare)");
 }
 
 }  // namespace qs

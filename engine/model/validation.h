@@ -64,10 +64,12 @@ absl::Status ValidateUpdateQuotaShare(const UpdateQuotaShareRequest& r, bool sha
 absl::Status ValidateUpdateServiceEnvironment(const UpdateServiceEnvironmentRequest& r,
                                               std::string_view environment_name);
 
-// What an engine knows about the share a job names.
+// What an engine knows about the share a job names (and the queue's state:
+// UpdateJobQueue may disable it).
 struct ShareFacts {
   bool exists = false;
   bool enabled = false;
+  bool queue_enabled = true;
 };
 
 // SubmitServiceJob, except jobName uniqueness (the parser guarantees it).
@@ -85,6 +87,35 @@ absl::Status ValidateUpdateServiceJob(const UpdateServiceJobRequest& r, const Jo
 absl::Status ValidateTerminateServiceJob(const TerminateServiceJobRequest& r, const JobFacts& job);
 absl::Status ValidateGetJobQueueSnapshot(const GetJobQueueSnapshotRequest& r,
                                          std::string_view queue_name);
+
+// quotasim keeps every share it ever created (a deleted one stays as an
+// empty slot), at most this many in a run.
+inline constexpr int kMaxShareSlots = 64;
+
+// A share about to be created gets a slot of its own: not the name of a
+// share deleted earlier in the run (the log names lenders by name, so a
+// reused name would make it ambiguous), and at most kMaxShareSlots in all.
+// A quotasim limit, not AWS's: rejected like a ClientException.
+absl::Status CheckShareSlot(std::string_view name, bool name_was_deleted, int slots_used);
+
+// DeleteQuotaShare: the share exists and is DISABLED ("You must first
+// disable submissions for the share", API reference).
+absl::Status ValidateDeleteQuotaShare(const DeleteQuotaShareRequest& r, bool share_exists, bool share_enabled);
+// UpdateJobQueue: names the scenario's queue; a schedulingPolicyArn names
+// its policy (a quota share queue cannot change policy type); priority
+// 0..1000. jobStateTimeLimitActions are checked by the parser.
+// `needs_capacity_action`: the capacity model may keep a job failing for
+// ever and no horizon ends the run, so a new jobStateTimeLimitActions list
+// must keep an entry for CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY (a quotasim
+// rule: without it the run would never end).
+absl::Status ValidateUpdateJobQueue(const UpdateJobQueueRequest& r, std::string_view queue_name,
+                                    std::string_view policy_name, bool needs_capacity_action);
+// UpdateSchedulingPolicy: names the scenario's policy; a fairsharePolicy
+// cannot be given to a quota share policy.
+absl::Status ValidateUpdateSchedulingPolicy(const UpdateSchedulingPolicyRequest& r, std::string_view policy_name);
+// The reason given to the jobs of a deleted share (a choice: AWS says only
+// that they "are eventually terminated").
+std::string DeletedShareReason(std::string_view share_name);
 
 }  // namespace qs
 

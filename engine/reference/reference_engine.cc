@@ -122,9 +122,11 @@ void Engine::ProcessInternal(const InternalEvent& e) {
   if (IsCancelled(e)) return;
   Job& j = jobs_[static_cast<size_t>(e.job)];
   if (e.kind == EventKind::kTimeLimit) {
-    // §5: still RUNNABLE with the reason given when the clock started.
-    const JobStateTimeLimitAction& a = sc_.job_queue.time_limit_actions[e.action_index];
-    SetStatus(j, JobStatus::kFailed, std::string(reasons::kTimeLimitPrefix) + a.reason);
+    // §5: still RUNNABLE with the reason given when the clock started; the
+    // queue's current entry for it (§7: UpdateJobQueue may have removed it).
+    const JobStateTimeLimitAction* a = TimeLimitActionFor(j.reason);
+    if (a == nullptr) return;
+    SetStatus(j, JobStatus::kFailed, std::string(reasons::kTimeLimitPrefix) + a->reason);
     return;
   }
   switch (e.kind) {
@@ -224,14 +226,9 @@ void Engine::ProcessInternal(const InternalEvent& e) {
       ++j.epoch;
       j.runnable_since = now_;
       SetStatus(j, JobStatus::kRunnable, reasons::kInsufficientCapacity);
-      const auto& actions = sc_.job_queue.time_limit_actions;
-      for (size_t i = 0; i < actions.size(); ++i) {
-        if (actions[i].reason == "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY" ||
-            actions[i].reason == reasons::kInsufficientCapacity) {
-          Schedule(std::max(now_, *j.capacity_run_start + actions[i].max_time_seconds * kMillisPerSecond),
-                   InternalEvent{EventKind::kTimeLimit, e.job, j.reason_version, i});
-          break;
-        }
+      if (const JobStateTimeLimitAction* a = TimeLimitActionFor(reasons::kInsufficientCapacity)) {
+        Schedule(std::max(now_, *j.capacity_run_start + a->max_time_seconds * kMillisPerSecond),
+                 InternalEvent{EventKind::kTimeLimit, e.job, j.reason_version, 0});
       }
       break;
     }
@@ -259,11 +256,19 @@ void Engine::ProcessScenario(const ScenarioEvent& ev) {
     OnUpdateEnvironment(ev, *r5);
   } else if (const auto* r6 = std::get_if<GetJobQueueSnapshotRequest>(&ev.request)) {
     OnSnapshot(ev, *r6);
+  } else if (const auto* r7 = std::get_if<DeleteQuotaShareRequest>(&ev.request)) {
+    OnDeleteShare(ev, *r7);
+  } else if (const auto* r8 = std::get_if<UpdateJobQueueRequest>(&ev.request)) {
+    OnUpdateQueue(ev, *r8);
+  } else if (const auto* r9 = std::get_if<UpdateSchedulingPolicyRequest>(&ev.request)) {
+    // A quota share policy's only setting is FIFO: an accepted update changes nothing.
+    if (absl::Status st = ValidateUpdateSchedulingPolicy(*r9, sc_.scheduling_policy.name); !st.ok()) Reject(ev, st);
   }
 }
 
 void Engine::OnSubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r) {
   ShareFacts facts;
+  facts.queue_enabled = queue_enabled_;
   int s = kNone;
   if (r.quota_share_name) {
     s = FindShare(*r.quota_share_name);
@@ -345,8 +350,14 @@ void Engine::OnTerminate(const ScenarioEvent& ev, const TerminateServiceJobReque
 
 void Engine::OnCreateShare(const ScenarioEvent& ev, const CreateQuotaShareRequest& r) {
   bool exists = r.quota_share_name && FindShare(*r.quota_share_name) != kNone;
-  absl::Status st =
-      ValidateCreateQuotaShare(r, sc_.job_queue.name, static_cast<int>(shares_.size()), exists);
+  int live = 0;
+  bool was_deleted = false;
+  for (const Share& sh : shares_) {
+    if (!sh.deleted) ++live;
+    if (sh.deleted && r.quota_share_name && sh.name == *r.quota_share_name) was_deleted = true;
+  }
+  absl::Status st = ValidateCreateQuotaShare(r, sc_.job_queue.name, live, exists);
+  if (st.ok()) st = CheckShareSlot(*r.quota_share_name, was_deleted, static_cast<int>(shares_.size()));
   if (!st.ok()) {
     Reject(ev, st);
     return;
@@ -361,6 +372,40 @@ void Engine::OnCreateShare(const ScenarioEvent& ev, const CreateQuotaShareReques
   shares_.push_back(std::move(sh));
   live_.resize(shares_.size());
   held_.resize(shares_.size());
+}
+
+// §7 DeleteQuotaShare: the DISABLED share's jobs are terminated in
+// submission order (as TerminateServiceJob does); the share keeps no limits.
+void Engine::OnDeleteShare(const ScenarioEvent& ev, const DeleteQuotaShareRequest& r) {
+  const int s = r.quota_share_arn ? FindShare(ShareNameFromArn(*r.quota_share_arn)) : kNone;
+  const bool enabled = s != kNone && shares_[static_cast<size_t>(s)].enabled;
+  if (absl::Status st = ValidateDeleteQuotaShare(r, s != kNone, enabled); !st.ok()) {
+    Reject(ev, st);
+    return;
+  }
+  const std::string reason = DeletedShareReason(shares_[static_cast<size_t>(s)].name);
+  for (Job& j : jobs_) {
+    if (j.share != s || IsTerminal(j.status)) continue;
+    Release(j);
+    ++j.epoch;
+    SetStatus(j, JobStatus::kFailed, reason);
+  }
+  shares_[static_cast<size_t>(s)].deleted = true;
+  shares_[static_cast<size_t>(s)].limits.clear();
+  // What it lent stays lent: excess over its (now empty) limits may only drain.
+  CheckInvariants(true);
+}
+
+// §7 UpdateJobQueue: the state (DISABLED: no new submissions) and the
+// jobStateTimeLimitActions.
+void Engine::OnUpdateQueue(const ScenarioEvent& ev, const UpdateJobQueueRequest& r) {
+  if (absl::Status st = ValidateUpdateJobQueue(r, sc_.job_queue.name, sc_.scheduling_policy.name,
+                                                     CapacityMayStick(sc_.knobs.capacity) && !sc_.knobs.horizon); !st.ok()) {
+    Reject(ev, st);
+    return;
+  }
+  if (r.state) queue_enabled_ = *r.state == Toggle::kEnabled;
+  if (r.time_limit_actions) time_limit_actions_ = *r.time_limit_actions;
 }
 
 void Engine::OnUpdateShare(const ScenarioEvent& ev, const UpdateQuotaShareRequest& r) {
@@ -442,6 +487,7 @@ void Engine::OnSnapshot(const ScenarioEvent& ev, const GetJobQueueSnapshotReques
   }
   std::set<std::string> units = AllUnits();
   for (size_t s = 0; s < shares_.size(); ++s) {
+    if (shares_[s].deleted) continue;
     SnapshotShare entry;
     entry.share_name = shares_[s].name;
     int h = Head(static_cast<int>(s));

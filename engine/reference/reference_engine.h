@@ -55,6 +55,9 @@ struct Share {
   bool in_share_preemption = false;
   bool enabled = true;
   std::map<std::string, int64_t> limits;  // unit -> maxCapacity
+  // DeleteQuotaShare (§7): kept as an empty share without limits, found by
+  // no name lookup and listed in no snapshot.
+  bool deleted = false;
 };
 
 struct Job {
@@ -160,6 +163,7 @@ class Engine {
       env_limits_[l.capacity_unit] = l.max_capacity;
     }
     env_enabled_ = sc_.service_environment.state == Toggle::kEnabled;
+    time_limit_actions_ = sc_.job_queue.time_limit_actions;
   }
 
   RunStats Run();
@@ -168,9 +172,18 @@ class Engine {
   // ---------------------------------------------------------------- lookups
   int FindShare(std::string_view name) const {
     for (size_t i = 0; i < shares_.size(); ++i) {
-      if (shares_[i].name == name) return static_cast<int>(i);
+      if (shares_[i].name == name && !shares_[i].deleted) return static_cast<int>(i);
     }
     return kNone;
+  }
+  // The first current jobStateTimeLimitActions entry for `reason` (its code,
+  // the part before " - ", or the whole reason), or nullptr.
+  const JobStateTimeLimitAction* TimeLimitActionFor(std::string_view reason) const {
+    std::string_view code = reasons::ReasonCode(reason);
+    for (const JobStateTimeLimitAction& a : time_limit_actions_) {
+      if (a.reason == code || a.reason == reason) return &a;
+    }
+    return nullptr;
   }
   int FindJob(std::string_view name) const {
     for (size_t i = 0; i < jobs_.size(); ++i) {
@@ -615,6 +628,8 @@ class Engine {
   void OnUpdateShare(const ScenarioEvent& ev, const UpdateQuotaShareRequest& r);
   void OnUpdateEnvironment(const ScenarioEvent& ev, const UpdateServiceEnvironmentRequest& r);
   void OnSnapshot(const ScenarioEvent& ev, const GetJobQueueSnapshotRequest& r);
+  void OnDeleteShare(const ScenarioEvent& ev, const DeleteQuotaShareRequest& r);
+  void OnUpdateQueue(const ScenarioEvent& ev, const UpdateJobQueueRequest& r);
 
   // ------------------------------------------------------------- pass
   void Pass();
@@ -659,6 +674,9 @@ class Engine {
   std::map<std::string, int64_t> env_limits_;
   bool env_enabled_ = true;
   std::vector<Share> shares_;  // creation (declaration) order
+  // The job queue as UpdateJobQueue leaves it (§7).
+  bool queue_enabled_ = true;
+  std::vector<JobStateTimeLimitAction> time_limit_actions_;
   std::vector<Job> jobs_;      // submission order
   // Per share (index as shares_), the indices of its jobs a queue scan may
   // still need, in submission order: all but the finished ones (terminal, no

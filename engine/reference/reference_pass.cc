@@ -96,14 +96,8 @@ bool Engine::LookAt(int ji) {
 
 void Engine::StartTimeLimitClock(int ji) {
   const Job& j = jobs_[static_cast<size_t>(ji)];
-  std::string_view code = reasons::ReasonCode(j.reason);
-  const auto& actions = sc_.job_queue.time_limit_actions;
-  for (size_t i = 0; i < actions.size(); ++i) {
-    if (actions[i].reason == code || actions[i].reason == j.reason) {
-      Schedule(now_ + actions[i].max_time_seconds * kMillisPerSecond,
-               InternalEvent{EventKind::kTimeLimit, ji, j.reason_version, i});
-      return;
-    }
+  if (const JobStateTimeLimitAction* a = TimeLimitActionFor(j.reason)) {
+    Schedule(now_ + a->max_time_seconds * kMillisPerSecond, InternalEvent{EventKind::kTimeLimit, ji, j.reason_version, 0});
   }
 }
 
