@@ -64,6 +64,16 @@ class Writer {
     if (s) S(*s);
   }
   void OS(const std::optional<std::string>& s) { OS(ViewOf(s)); }
+  // jobStateTimeLimitActions: the count, then each entry's fields.
+  void Actions(const std::vector<JobStateTimeLimitAction>& list) {
+    U(list.size());
+    for (const JobStateTimeLimitAction& a : list) {
+      S(a.reason);
+      S(a.state);
+      I(a.max_time_seconds);
+      S(a.action);
+    }
+  }
   void OI(const std::optional<int64_t>& v) {
     B(v.has_value());
     if (v) I(*v);
@@ -167,6 +177,25 @@ class Reader {
     return Int32(what);
   }
   // An optional checkpoint interval: seconds > 0.
+  // jobStateTimeLimitActions, checked as the JSON parser checks them.
+  std::vector<JobStateTimeLimitAction> Actions() {
+    std::vector<JobStateTimeLimitAction> out;
+    const uint64_t n = U();
+    if (n > 100) Fail("more than 100 jobStateTimeLimitActions");
+    for (uint64_t i = 0; i < n && ok(); ++i) {
+      JobStateTimeLimitAction a;
+      a.reason = S();
+      a.state = S();
+      a.max_time_seconds = Int32("maxTimeSeconds");
+      a.action = S();
+      if (a.reason.empty() || a.state != "RUNNABLE" || a.action != "TERMINATE" || a.max_time_seconds < 600 ||
+          a.max_time_seconds > 86400) {
+        Fail("a jobStateTimeLimitActions entry out of range");
+      }
+      out.push_back(std::move(a));
+    }
+    return out;
+  }
   std::optional<SimTime> OInterval(const char* what) {
     if (!B()) return std::nullopt;
     const SimTime t = Time(what);
@@ -312,15 +341,7 @@ void PutRequest(Writer& w, const Request& req) {
           w.OI(r.priority);
           w.OS(r.scheduling_policy_arn);
           w.B(r.time_limit_actions.has_value());
-          if (r.time_limit_actions) {
-            w.U(r.time_limit_actions->size());
-            for (const JobStateTimeLimitAction& a : *r.time_limit_actions) {
-              w.S(a.reason);
-              w.S(a.state);
-              w.I(a.max_time_seconds);
-              w.S(a.action);
-            }
-          }
+          if (r.time_limit_actions) w.Actions(*r.time_limit_actions);
         } else if constexpr (std::is_same_v<T, UpdateSchedulingPolicyRequest>) {
           w.OS(r.arn);
           w.B(r.has_quota_share_policy);
@@ -426,21 +447,7 @@ Request GetRequest(Reader& rd) {
       r.priority = rd.OInt32("priority");
       r.scheduling_policy_arn = rd.OS();
       if (rd.B()) {
-        r.time_limit_actions.emplace();
-        const uint64_t n = rd.U();
-        if (n > 100) rd.Fail("more than 100 jobStateTimeLimitActions");
-        for (uint64_t i = 0; i < n && rd.ok(); ++i) {
-          JobStateTimeLimitAction a;
-          a.reason = rd.S();
-          a.state = rd.S();
-          a.max_time_seconds = rd.Int32("maxTimeSeconds");
-          a.action = rd.S();
-          if (a.reason.empty() || a.state != "RUNNABLE" || a.action != "TERMINATE" || a.max_time_seconds < 600 ||
-              a.max_time_seconds > 86400) {
-            rd.Fail("an UpdateJobQueue jobStateTimeLimitActions entry out of range");
-          }
-          r.time_limit_actions->push_back(std::move(a));
-        }
+        r.time_limit_actions = rd.Actions();
       }
       return r;
     }
@@ -468,13 +475,7 @@ void PutHead(Writer& w, const Scenario& s, size_t nevents, uint32_t version) {
   w.Limits(s.service_environment.capacity_limits);
   w.S(s.job_queue.name);
   w.I(s.job_queue.priority);
-  w.U(s.job_queue.time_limit_actions.size());
-  for (const JobStateTimeLimitAction& a : s.job_queue.time_limit_actions) {
-    w.S(a.reason);
-    w.S(a.state);
-    w.I(a.max_time_seconds);
-    w.S(a.action);
-  }
+  w.Actions(s.job_queue.time_limit_actions);
   const Knobs& k = s.knobs;
   w.I(k.submit_latency);
   w.I(k.provision);
@@ -553,16 +554,7 @@ Scenario GetHead(Reader& rd, std::string_view source, uint32_t version) {
   s.service_environment.capacity_limits = rd.Limits();
   s.job_queue.name = rd.S();
   s.job_queue.priority = rd.Int32("priority");
-  const uint64_t nactions = rd.U();
-  if (nactions > 100) rd.Fail("more than 100 jobStateTimeLimitActions");
-  for (uint64_t i = 0; i < nactions && rd.ok(); ++i) {
-    JobStateTimeLimitAction a;
-    a.reason = rd.S();
-    a.state = rd.S();
-    a.max_time_seconds = rd.Int32("maxTimeSeconds");
-    a.action = rd.S();
-    s.job_queue.time_limit_actions.push_back(std::move(a));
-  }
+  s.job_queue.time_limit_actions = rd.Actions();
   Knobs& k = s.knobs;
   k.submit_latency = rd.Time("submitLatencySeconds");
   k.provision = rd.Time("provisionSeconds");

@@ -813,6 +813,14 @@ absl::StatusOr<JobQueue> AsJobQueue(const Reader& r, const Json& v, const Path& 
   return out;
 }
 
+// A draw seed of simulation.capacity or .latencies: an integer >= 0.
+absl::StatusOr<uint64_t> AsSeed(const Reader& r, const Json& v, const Path& path) {
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
+    return r.TypeError(path, "an integer >= 0", v);
+  }
+  return v.get<uint64_t>();
+}
+
 // simulation.capacity (docs/semantics.md §2, "Capacity").
 absl::StatusOr<AvailabilityStep> AsAvailabilityStep(const Reader& r, const Json& v, const Path& path) {
   QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"atSeconds", "instances"}));
@@ -863,12 +871,7 @@ absl::StatusOr<TypeCapacity> AsTypeCapacity(const Reader& r, const Json& v, cons
 absl::StatusOr<CapacityModel> AsCapacityModel(const Reader& r, const Json& v, const Path& path) {
   QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"seed", "errorSeconds", "instanceTypes"}));
   CapacityModel out;
-  if (auto it = v.find("seed"); it != v.end()) {
-    if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0)) {
-      return r.TypeError(path.Key("seed"), "an integer >= 0", *it);
-    }
-    out.seed = it->get<uint64_t>();
-  }
+  QS_RETURN_IF_ERROR(Get(r, v, path, "seed", AsSeed, &out.seed));
   QS_RETURN_IF_ERROR(Get(r, v, path, "errorSeconds", AsSeconds, &out.error_delay));
   if (out.error_delay < kMillisPerSecond) {
     return r.Error(path.Key("errorSeconds"), "must be at least 1 second (a capacity error takes time to report)");
@@ -941,12 +944,7 @@ absl::StatusOr<LatencyDistribution> AsLatencyDistribution(const Reader& r, const
 absl::StatusOr<LatencyModel> AsLatencyModel(const Reader& r, const Json& v, const Path& path) {
   QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"seed", "instanceTypes"}));
   LatencyModel out;
-  if (auto it = v.find("seed"); it != v.end()) {
-    if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0)) {
-      return r.TypeError(path.Key("seed"), "an integer >= 0", *it);
-    }
-    out.seed = it->get<uint64_t>();
-  }
+  QS_RETURN_IF_ERROR(Get(r, v, path, "seed", AsSeed, &out.seed));
   QS_RETURN_IF_ERROR(r.Require(v, path, "instanceTypes"));
   const Json& types = v["instanceTypes"];
   const Path tp = path.Key("instanceTypes");
