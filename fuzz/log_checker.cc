@@ -58,7 +58,7 @@ void LogChecker::Now(SimTime t) {
 // with the reason it had when the clock started, was terminated then: no
 // such job is still RUNNABLE when time moves past its due time.
 void LogChecker::CheckTimeLimitsBefore(SimTime t) {
-  if (sc_.job_queue.time_limit_actions.empty()) return;
+  if (sc_.job_queue.time_limit_actions.empty() && action_updates_.empty()) return;  // no list ever has an entry
   for (const auto& [name, j] : jobs_) {
     if (!j.seen || j.status != JobStatus::kRunnable || j.frozen) continue;
     const SimTime due = TimeLimitDue(j);

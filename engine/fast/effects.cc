@@ -70,7 +70,7 @@ void Engine::SetReason(int32_t id, std::string_view reason) {
   if (!IsMisconfigReason(reason)) return;
   if (const int32_t i = TimeLimitActionFor(reason); i >= 0) {
     Push(now_ + time_limit_actions_[static_cast<size_t>(i)].max_time_seconds * kMillisPerSecond, EventType::kTimeLimit,
-         id, j.reason_epoch, i);
+         id, j.reason_epoch, 0);
   }
 }
 

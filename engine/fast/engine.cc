@@ -200,7 +200,7 @@ void Engine::ApplyInternalEvent(const Event& ev) {
       MakeRunnable(ev.job, reasons::kInsufficientCapacity);
       if (const int32_t i = TimeLimitActionFor(reasons::kInsufficientCapacity); i >= 0) {
         Push(std::max(now_, start + time_limit_actions_[static_cast<size_t>(i)].max_time_seconds * kMillisPerSecond),
-             EventType::kTimeLimit, ev.job, j.reason_epoch, i);
+             EventType::kTimeLimit, ev.job, j.reason_epoch, 0);
       }
       return;
     }

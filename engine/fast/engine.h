@@ -48,7 +48,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "engine/log/event_log.h"
 #include "engine/model/event_stream.h"
@@ -121,6 +120,8 @@ class Engine {
   void CreateShare(const CreateQuotaShareRequest& r);
   void UpdateShare(int32_t s, const UpdateQuotaShareRequest& r);
   void UpdateEnvironment(const UpdateServiceEnvironmentRequest& r);
+  // The live share a quotaShareArn (a name or an ARN) names, or kNone.
+  int32_t ShareOfArn(const std::optional<std::string>& arn) const;
   void DeleteShare(int32_t s);
   void UpdateQueue(const UpdateJobQueueRequest& r);
   void SetTimeLimitActions(std::vector<JobStateTimeLimitAction> actions);
@@ -209,8 +210,6 @@ class Engine {
   bool queue_enabled_ = true;
   std::vector<JobStateTimeLimitAction> time_limit_actions_;
   std::vector<std::string> time_limit_reasons_;
-  // Names of deleted shares: never given to a new share in the same run.
-  absl::flat_hash_set<std::string> deleted_share_names_;
   // Scratch kept to save an allocation per call.
   std::vector<LenderIdle> lenders_scratch_;
   BorrowPlan plan_scratch_;

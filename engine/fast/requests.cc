@@ -35,6 +35,12 @@ Engine::JobFactsHolder Engine::FactsOf(const std::optional<std::string>& job_id)
   return h;
 }
 
+int32_t Engine::ShareOfArn(const std::optional<std::string>& arn) const {
+  if (!arn) return kNone;
+  auto it = st_.share_ids.find(std::string(ShareNameFromArn(*arn)));
+  return it == st_.share_ids.end() ? kNone : it->second;
+}
+
 void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
   Progress();
   // Everything but a submission (its RUNNABLE comes as an internal event)
@@ -63,18 +69,15 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
           if (absl::Status s = ValidateCreateQuotaShare(r, sc_.job_queue.name, live, exists); !s.ok()) {
             return Reject(ev, s);
           }
-          if (absl::Status s = CheckShareSlot(*r.quota_share_name, deleted_share_names_.contains(*r.quota_share_name),
-                                              st_.NumShares());
-              !s.ok()) {
+          const bool was_deleted = std::any_of(st_.shares.begin(), st_.shares.end(), [&r](const Share& sh) {
+            return sh.deleted && sh.name == *r.quota_share_name;
+          });
+          if (absl::Status s = CheckShareSlot(*r.quota_share_name, was_deleted, st_.NumShares()); !s.ok()) {
             return Reject(ev, s);
           }
           CreateShare(r);
         } else if constexpr (std::is_same_v<T, UpdateQuotaShareRequest>) {
-          int32_t s = kNone;
-          if (r.quota_share_arn) {
-            auto it = st_.share_ids.find(std::string(ShareNameFromArn(*r.quota_share_arn)));
-            if (it != st_.share_ids.end()) s = it->second;
-          }
+          const int32_t s = ShareOfArn(r.quota_share_arn);
           if (absl::Status status = ValidateUpdateQuotaShare(r, s != kNone); !status.ok()) return Reject(ev, status);
           UpdateShare(s, r);
         } else if constexpr (std::is_same_v<T, UpdateServiceEnvironmentRequest>) {
@@ -88,11 +91,7 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
           }
           EmitSnapshot();
         } else if constexpr (std::is_same_v<T, DeleteQuotaShareRequest>) {
-          int32_t s = kNone;
-          if (r.quota_share_arn) {
-            auto it = st_.share_ids.find(std::string(ShareNameFromArn(*r.quota_share_arn)));
-            if (it != st_.share_ids.end()) s = it->second;
-          }
+          const int32_t s = ShareOfArn(r.quota_share_arn);
           const bool enabled = s != kNone && st_.shares[s].state == Toggle::kEnabled;
           if (absl::Status status = ValidateDeleteQuotaShare(r, s != kNone, enabled); !status.ok()) {
             return Reject(ev, status);
@@ -221,7 +220,6 @@ void Engine::DeleteShare(int32_t s) {
   sh.deleted = true;
   std::fill(sh.limit.begin(), sh.limit.end(), 0);
   st_.share_ids.erase(sh.name);
-  deleted_share_names_.insert(sh.name);
   order_.MarkAll();
   StrategyMasks();
   st_.SumLimits();

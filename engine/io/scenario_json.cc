@@ -32,6 +32,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -821,6 +822,30 @@ absl::StatusOr<uint64_t> AsSeed(const Reader& r, const Json& v, const Path& path
   return v.get<uint64_t>();
 }
 
+// The required `instanceTypes` object of simulation.capacity and
+// simulation.latencies: an entry per instance type (at most 1000, names not
+// empty), each read by `convert` and given its name, in name order.
+template <typename Convert>
+auto AsInstanceTypes(const Reader& r, const Json& v, const Path& path, Convert convert)
+    -> absl::StatusOr<std::vector<typename std::invoke_result_t<Convert, const Reader&, const Json&,
+                                                                const Path&>::value_type>> {
+  using Type = typename std::invoke_result_t<Convert, const Reader&, const Json&, const Path&>::value_type;
+  QS_RETURN_IF_ERROR(r.Require(v, path, "instanceTypes"));
+  const Json& types = v["instanceTypes"];
+  const Path tp = path.Key("instanceTypes");
+  if (!types.is_object()) return r.TypeError(tp, "an object keyed by instance type", types);
+  if (types.size() > 1000) return r.Error(tp, "more than 1000 instance types");
+  std::vector<Type> out;
+  for (auto it = types.begin(); it != types.end(); ++it) {
+    if (it.key().empty()) return r.Error(tp, "an instance type name must not be empty");
+    QS_ASSIGN_OR_RETURN(Type t, convert(r, it.value(), tp.Key(it.key())));
+    t.instance_type = it.key();
+    out.push_back(std::move(t));
+  }
+  std::sort(out.begin(), out.end(), [](const Type& a, const Type& b) { return a.instance_type < b.instance_type; });
+  return out;
+}
+
 // simulation.capacity (docs/semantics.md §2, "Capacity").
 absl::StatusOr<AvailabilityStep> AsAvailabilityStep(const Reader& r, const Json& v, const Path& path) {
   QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"atSeconds", "instances"}));
@@ -876,19 +901,7 @@ absl::StatusOr<CapacityModel> AsCapacityModel(const Reader& r, const Json& v, co
   if (out.error_delay < kMillisPerSecond) {
     return r.Error(path.Key("errorSeconds"), "must be at least 1 second (a capacity error takes time to report)");
   }
-  QS_RETURN_IF_ERROR(r.Require(v, path, "instanceTypes"));
-  const Json& types = v["instanceTypes"];
-  const Path tp = path.Key("instanceTypes");
-  if (!types.is_object()) return r.TypeError(tp, "an object keyed by instance type", types);
-  if (types.size() > 1000) return r.Error(tp, "more than 1000 instance types");
-  for (auto it = types.begin(); it != types.end(); ++it) {
-    if (it.key().empty()) return r.Error(tp, "an instance type name must not be empty");
-    QS_ASSIGN_OR_RETURN(TypeCapacity c, AsTypeCapacity(r, it.value(), tp.Key(it.key())));
-    c.instance_type = it.key();
-    out.types.push_back(std::move(c));
-  }
-  std::sort(out.types.begin(), out.types.end(),
-            [](const TypeCapacity& a, const TypeCapacity& b) { return a.instance_type < b.instance_type; });
+  QS_ASSIGN_OR_RETURN(out.types, AsInstanceTypes(r, v, path, AsTypeCapacity));
   return out;
 }
 
@@ -941,38 +954,29 @@ absl::StatusOr<LatencyDistribution> AsLatencyDistribution(const Reader& r, const
   return d;
 }
 
+absl::StatusOr<TypeLatencies> AsTypeLatencies(const Reader& r, const Json& t, const Path& p) {
+  QS_RETURN_IF_ERROR(r.CheckObject(t, p, {"provisionSeconds", "downloadSeconds", "preemptionDrainSeconds"}));
+  TypeLatencies lat;
+  struct Field {
+    const char* key;
+    std::optional<LatencyDistribution>* out;
+    SimTime cap;
+  };
+  for (const Field& f : {Field{"provisionSeconds", &lat.provision, 0}, Field{"downloadSeconds", &lat.download, 0},
+                         Field{"preemptionDrainSeconds", &lat.drain, kStopGracePeriod}}) {
+    if (auto ft = t.find(f.key); ft != t.end()) {
+      QS_ASSIGN_OR_RETURN(LatencyDistribution d, AsLatencyDistribution(r, *ft, p.Key(f.key), f.cap));
+      *f.out = d;
+    }
+  }
+  return lat;
+}
+
 absl::StatusOr<LatencyModel> AsLatencyModel(const Reader& r, const Json& v, const Path& path) {
   QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"seed", "instanceTypes"}));
   LatencyModel out;
   QS_RETURN_IF_ERROR(Get(r, v, path, "seed", AsSeed, &out.seed));
-  QS_RETURN_IF_ERROR(r.Require(v, path, "instanceTypes"));
-  const Json& types = v["instanceTypes"];
-  const Path tp = path.Key("instanceTypes");
-  if (!types.is_object()) return r.TypeError(tp, "an object keyed by instance type", types);
-  if (types.size() > 1000) return r.Error(tp, "more than 1000 instance types");
-  for (auto it = types.begin(); it != types.end(); ++it) {
-    if (it.key().empty()) return r.Error(tp, "an instance type name must not be empty");
-    const Path p = tp.Key(it.key());
-    const Json& t = it.value();
-    QS_RETURN_IF_ERROR(r.CheckObject(t, p, {"provisionSeconds", "downloadSeconds", "preemptionDrainSeconds"}));
-    TypeLatencies lat;
-    lat.instance_type = it.key();
-    struct Field {
-      const char* key;
-      std::optional<LatencyDistribution>* out;
-      SimTime cap;
-    };
-    for (const Field& f : {Field{"provisionSeconds", &lat.provision, 0}, Field{"downloadSeconds", &lat.download, 0},
-                           Field{"preemptionDrainSeconds", &lat.drain, kStopGracePeriod}}) {
-      if (auto ft = t.find(f.key); ft != t.end()) {
-        QS_ASSIGN_OR_RETURN(LatencyDistribution d, AsLatencyDistribution(r, *ft, p.Key(f.key), f.cap));
-        *f.out = d;
-      }
-    }
-    out.types.push_back(std::move(lat));
-  }
-  std::sort(out.types.begin(), out.types.end(),
-            [](const TypeLatencies& a, const TypeLatencies& b) { return a.instance_type < b.instance_type; });
+  QS_ASSIGN_OR_RETURN(out.types, AsInstanceTypes(r, v, path, AsTypeLatencies));
   return out;
 }
 

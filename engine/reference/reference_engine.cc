@@ -101,7 +101,7 @@ RunStats Engine::Run() {
       if (any_runnable && !(pending_tick_ && *pending_tick_ > now_)) {
         SimTime tick = (now_ / interval + 1) * interval;
         pending_tick_ = tick;
-        Schedule(tick, InternalEvent{EventKind::kTick, kNone, 0, 0});
+        Schedule(tick, InternalEvent{EventKind::kTick, kNone, 0});
       }
     }
   }
@@ -140,7 +140,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
       SetStatus(j, JobStatus::kStarting, j.reason);
       Schedule(now_ + LatencyOf(sc_.knobs, FindTypeLatencies(sc_.knobs.latencies, j.unit), LatencyKind::kDownload,
                                 e.job, now_),
-               InternalEvent{EventKind::kRunning, e.job, j.epoch, 0});
+               InternalEvent{EventKind::kRunning, e.job, j.epoch});
       break;
     case EventKind::kRunning: {
       SetStatus(j, JobStatus::kRunning, j.reason);
@@ -162,7 +162,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
         j.max_runtime_exceeded = true;
         duration = *j.max_runtime_seconds * kMillisPerSecond;
       }
-      Schedule(now_ + duration, InternalEvent{EventKind::kAttemptEnd, e.job, j.epoch, 0});
+      Schedule(now_ + duration, InternalEvent{EventKind::kAttemptEnd, e.job, j.epoch});
       break;
     }
     case EventKind::kAttemptEnd: {
@@ -228,7 +228,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
       SetStatus(j, JobStatus::kRunnable, reasons::kInsufficientCapacity);
       if (const JobStateTimeLimitAction* a = TimeLimitActionFor(reasons::kInsufficientCapacity)) {
         Schedule(std::max(now_, *j.capacity_run_start + a->max_time_seconds * kMillisPerSecond),
-                 InternalEvent{EventKind::kTimeLimit, e.job, j.reason_version, 0});
+                 InternalEvent{EventKind::kTimeLimit, e.job, j.reason_version});
       }
       break;
     }
@@ -301,7 +301,7 @@ void Engine::OnSubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r)
   live_[static_cast<size_t>(job.share)].push_back(ji);
   SetStatus(job, JobStatus::kSubmitted, "");
   Schedule(now_ + sc_.knobs.submit_latency,
-           InternalEvent{EventKind::kBecomeRunnable, ji, job.epoch, 0});
+           InternalEvent{EventKind::kBecomeRunnable, ji, job.epoch});
 }
 
 // What validation needs to know of the job a request names (its index in
@@ -341,10 +341,14 @@ void Engine::OnTerminate(const ScenarioEvent& ev, const TerminateServiceJobReque
     Reject(ev, st);
     return;
   }
-  Job& j = jobs_[static_cast<size_t>(ji)];
+  TerminateJob(jobs_[static_cast<size_t>(ji)], *r.reason);
+}
+
+// FAILED at once with `reason` (TerminateServiceJob, DeleteQuotaShare).
+void Engine::TerminateJob(Job& j, std::string_view reason) {
   Release(j);  // no drain; a victim's instances go to its beneficiary's hold
   ++j.epoch;   // cancels pending events
-  SetStatus(j, JobStatus::kFailed, *r.reason);
+  SetStatus(j, JobStatus::kFailed, reason);
   // Its own reservation, if any, is dropped at the start of the next pass (§4).
 }
 
@@ -385,10 +389,7 @@ void Engine::OnDeleteShare(const ScenarioEvent& ev, const DeleteQuotaShareReques
   }
   const std::string reason = DeletedShareReason(shares_[static_cast<size_t>(s)].name);
   for (Job& j : jobs_) {
-    if (j.share != s || IsTerminal(j.status)) continue;
-    Release(j);
-    ++j.epoch;
-    SetStatus(j, JobStatus::kFailed, reason);
+    if (j.share == s && !IsTerminal(j.status)) TerminateJob(j, reason);
   }
   shares_[static_cast<size_t>(s)].deleted = true;
   shares_[static_cast<size_t>(s)].limits.clear();

@@ -136,8 +136,7 @@ enum class EventKind : uint8_t {
 struct InternalEvent {
   EventKind kind = EventKind::kTick;
   int job = kNone;
-  int64_t token = 0;        // job epoch (life cycle) or reason version (time limit)
-  size_t action_index = 0;  // kTimeLimit: index into jobStateTimeLimitActions
+  int64_t token = 0;  // job epoch (life cycle) or reason version (time limit)
 };
 
 // An exact non-negative ratio Use/L, or infinity.
@@ -628,6 +627,7 @@ class Engine {
   void OnUpdateShare(const ScenarioEvent& ev, const UpdateQuotaShareRequest& r);
   void OnUpdateEnvironment(const ScenarioEvent& ev, const UpdateServiceEnvironmentRequest& r);
   void OnSnapshot(const ScenarioEvent& ev, const GetJobQueueSnapshotRequest& r);
+  void TerminateJob(Job& j, std::string_view reason);
   void OnDeleteShare(const ScenarioEvent& ev, const DeleteQuotaShareRequest& r);
   void OnUpdateQueue(const ScenarioEvent& ev, const UpdateJobQueueRequest& r);
 

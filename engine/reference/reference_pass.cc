@@ -97,7 +97,7 @@ bool Engine::LookAt(int ji) {
 void Engine::StartTimeLimitClock(int ji) {
   const Job& j = jobs_[static_cast<size_t>(ji)];
   if (const JobStateTimeLimitAction* a = TimeLimitActionFor(j.reason)) {
-    Schedule(now_ + a->max_time_seconds * kMillisPerSecond, InternalEvent{EventKind::kTimeLimit, ji, j.reason_version, 0});
+    Schedule(now_ + a->max_time_seconds * kMillisPerSecond, InternalEvent{EventKind::kTimeLimit, ji, j.reason_version});
   }
 }
 
@@ -131,11 +131,11 @@ void Engine::Dispatch(int ji, int64_t own, std::vector<Part> parts) {
   Commit(j, JobStatus::kScheduled, "", rec);
   j.capacity_doomed = doomed;
   if (doomed) {
-    Schedule(now_ + sc_.knobs.capacity.error_delay, InternalEvent{EventKind::kCapacityError, ji, j.epoch, 0});
+    Schedule(now_ + sc_.knobs.capacity.error_delay, InternalEvent{EventKind::kCapacityError, ji, j.epoch});
     return;
   }
   Schedule(now_ + LatencyOf(sc_.knobs, FindTypeLatencies(sc_.knobs.latencies, j.unit), LatencyKind::kProvision, ji, now_),
-           InternalEvent{EventKind::kStarting, ji, j.epoch, 0});
+           InternalEvent{EventKind::kStarting, ji, j.epoch});
 }
 
 // Phase 1 (own capacity). Returns true when something was dispatched or a
@@ -461,7 +461,7 @@ void Engine::Preempt(const std::vector<int>& victims, int ji, PreemptionType typ
     }
     Commit(vj, vj.status, in_progress, rec);
     Schedule(now_ + LatencyOf(sc_.knobs, FindTypeLatencies(sc_.knobs.latencies, vj.unit), LatencyKind::kDrain, v, now_),
-             InternalEvent{EventKind::kDrainEnd, v, vj.epoch, 0});
+             InternalEvent{EventKind::kDrainEnd, v, vj.epoch});
     if (cycle_preemptions_ > 0 && ++preempted_since_progress_[v] == cycle_preemptions_ && stats_.stopped.empty()) {
       stats_.stopped = PreemptionCycleMessage(now_, vj.name, shares_[static_cast<size_t>(vj.share)].name,
                                               cycle_preemptions_);
