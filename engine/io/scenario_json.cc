@@ -7,10 +7,11 @@
 //     and hands each element of the top-level `events` array to a sink as
 //     soon as it is complete (then drops it), so memory stays proportional
 //     to the Scenario, not to a DOM of the whole file.
-//  2. JSON values -> model: small typed readers (AsString, AsInt32,
-//     AsSeconds, enums) that know their JSON path (Path, a chain of stack
-//     nodes rendered only when an error is reported) and produce the
-//     one-line messages of scenario_json.h.
+//  2. JSON values -> model: small typed readers (engine/io/json_read.h:
+//     AsString, AsInt32, AsSeconds, enums) that know their JSON path (Path,
+//     a chain of stack nodes rendered only when an error is reported) and
+//     produce the one-line messages of scenario_json.h; the API objects and
+//     events here, the `simulation` object in scenario_json_simulation.cc.
 //  3. Model -> canonical text (ScenarioToJson, scenario_json_write.cc),
 //     built with ordered_json so key order is fixed.
 // Nothing here throws to the caller: nlohmann is used through its SAX entry
@@ -40,276 +41,16 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "engine/util/status_macros.h"
+#include "engine/io/json_read.h"
 #include "engine/io/json_text.h"
 #include "engine/io/capacity_csv.h"
 #include "engine/model/capacity.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
-namespace qs {
+namespace qs::json_read {
 namespace {
 
-using Json = nlohmann::json;
-using json_text::DomBuilder;
-using json_text::Describe;
-using json_text::kMaxQuotedBytes;
-using json_text::kPayloadRequired;
-using json_text::Path;
-using json_text::Quote;
-using json_text::ReadJsonText;
-using json_text::Sanitize;
-using json_text::SingleQuote;
-using json_text::TextResult;
-using json_text::Truncate;
-
-constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
-constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-constexpr int64_t kMaxSeconds = kMaxSimTime / kMillisPerSecond;  // 1e12
-
-// ---------------------------------------------------------------------------
-// JSON values -> model: typed readers.
-
-class Reader {
- public:
-  explicit Reader(std::string_view source) : source_(source) {}
-
-  absl::Status Error(const Path& path, std::string_view problem) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat(Sv(source_), ": ", path.ToString(), ": ", Sv(problem)));
-  }
-  absl::Status TypeError(const Path& path, std::string_view expected, const Json& got) const {
-    return Error(path, absl::StrCat("expected ", Sv(expected), ", got ", Describe(got)));
-  }
-
-  // `v` is an object whose keys are all in `allowed`.
-  absl::Status CheckObject(const Json& v, const Path& path,
-                           std::initializer_list<std::string_view> allowed) const {
-    if (!v.is_object()) return TypeError(path, "an object", v);
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string& key = it.key();
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      std::string expected;
-      for (std::string_view a : allowed) {
-        absl::StrAppend(&expected, expected.empty() ? "" : ", ", Sv(a));
-      }
-      return Error(path.Key(key), absl::StrCat("unknown key; expected one of: ", expected));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Require(const Json& object, const Path& path, const char* key) const {
-    if (object.contains(key)) return absl::OkStatus();
-    return Error(path.Key(key), "missing required key");
-  }
-
- private:
-  std::string_view source_;
-};
-
-// Converts object[key] with `convert` into *out when the key is present
-// (*out may be a T or a std::optional<T>).
-template <typename Out, typename Convert>
-absl::Status Get(const Reader& r, const Json& object, const Path& path, const char* key,
-                 Convert convert, Out* out) {
-  auto it = object.find(key);
-  if (it == object.end()) return absl::OkStatus();
-  auto value = convert(r, *it, path.Key(key));
-  if (!value.ok()) return value.status();
-  *out = *std::move(value);
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> AsString(const Reader& r, const Json& v, const Path& path) {
-  if (!v.is_string()) return r.TypeError(path, "a string", v);
-  return v.get_ref<const std::string&>();
-}
-
-absl::StatusOr<bool> AsBool(const Reader& r, const Json& v, const Path& path) {
-  if (!v.is_boolean()) return r.TypeError(path, "a boolean", v);
-  return v.get<bool>();
-}
-
-// A JSON integer (or a float with an integral value) within int32.
-absl::StatusOr<int64_t> AsInt32(const Reader& r, const Json& v, const Path& path) {
-  auto out_of_range = [&] {
-    return r.Error(path, absl::StrCat("out of range: expected an integer between ", kInt32Min,
-                                      " and ", kInt32Max, ", got ", Describe(v)));
-  };
-  if (v.is_number_unsigned()) {
-    uint64_t u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(kInt32Max)) return out_of_range();
-    return static_cast<int64_t>(u);
-  }
-  if (v.is_number_integer()) {
-    int64_t i = v.get<int64_t>();
-    if (i < kInt32Min || i > kInt32Max) return out_of_range();
-    return i;
-  }
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (!std::isfinite(d) || std::trunc(d) != d) return r.TypeError(path, "an integer", v);
-    if (d < static_cast<double>(kInt32Min) || d > static_cast<double>(kInt32Max)) {
-      return out_of_range();
-    }
-    return static_cast<int64_t>(d);
-  }
-  return r.TypeError(path, "an integer", v);
-}
-
-// Seconds (a JSON number, 0 <= x <= 1e12) as milliseconds, rounded to nearest.
-absl::StatusOr<SimTime> AsSeconds(const Reader& r, const Json& v, const Path& path) {
-  auto negative = [&] { return r.Error(path, absl::StrCat("must be >= 0 seconds, got ", Describe(v))); };
-  auto too_large = [&] {
-    return r.Error(path, absl::StrCat("must be at most 1e12 seconds, got ", Describe(v)));
-  };
-  if (v.is_number_unsigned()) {
-    uint64_t u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(kMaxSeconds)) return too_large();
-    return static_cast<SimTime>(u) * kMillisPerSecond;
-  }
-  if (v.is_number_integer()) {
-    int64_t i = v.get<int64_t>();
-    if (i < 0) return negative();
-    if (i > kMaxSeconds) return too_large();
-    return i * kMillisPerSecond;
-  }
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (std::isnan(d)) return r.TypeError(path, "a number of seconds", v);
-    if (d < 0) return negative();
-    if (d > static_cast<double>(kMaxSeconds)) return too_large();
-    return static_cast<SimTime>(std::llround(d * static_cast<double>(kMillisPerSecond)));
-  }
-  return r.TypeError(path, "a number of seconds", v);
-}
-
-template <typename E>
-struct EnumName {
-  std::string_view name;
-  E value;
-};
-
-constexpr EnumName<Strategy> kStrategies[] = {{"RESERVE", Strategy::kReserve},
-                                              {"LEND", Strategy::kLend},
-                                              {"LEND_AND_BORROW", Strategy::kLendAndBorrow}};
-constexpr EnumName<Toggle> kToggles[] = {{"ENABLED", Toggle::kEnabled},
-                                         {"DISABLED", Toggle::kDisabled}};
-constexpr EnumName<ShareOrder> kShareOrders[] = {{"UNDER_LIMIT_FIRST", ShareOrder::kUnderLimitFirst},
-                                                 {"ROUND_ROBIN", ShareOrder::kRoundRobin},
-                                                 {"DECLARATION", ShareOrder::kDeclaration}};
-constexpr EnumName<VictimOrder> kVictimOrders[] = {
-    {"PRIORITY_THEN_NEWEST", VictimOrder::kPriorityThenNewest},
-    {"MOST_BORROWED_FIRST", VictimOrder::kMostBorrowedFirst}};
-constexpr EnumName<UnassignedCapacity> kUnassigned[] = {{"UNUSED", UnassignedCapacity::kUnused},
-                                                        {"LENDABLE", UnassignedCapacity::kLendable}};
-constexpr EnumName<EntitledCapacity> kEntitled[] = {{"WITHHELD", EntitledCapacity::kWithheld},
-                                                     {"LENDABLE", EntitledCapacity::kLendable}};
-constexpr EnumName<VictimReturn> kVictimReturns[] = {{"BEHIND_RESERVATION", VictimReturn::kBehindReservation},
-                                                      {"IN_PLACE", VictimReturn::kInPlace}};
-constexpr EnumName<JobOutcome> kOutcomes[] = {{"SUCCEEDED", JobOutcome::kSucceeded},
-                                              {"FAILED", JobOutcome::kFailed}};
-
-template <typename E, size_t N>
-absl::StatusOr<E> AsEnum(const Reader& r, const Json& v, const Path& path,
-                         const EnumName<E> (&names)[N]) {
-  if (v.is_string()) {
-    const std::string& s = v.get_ref<const std::string&>();
-    for (const EnumName<E>& n : names) {
-      if (n.name == s) return n.value;
-    }
-  }
-  std::string expected = "one of ";
-  for (size_t i = 0; i < N; ++i) absl::StrAppend(&expected, i == 0 ? "" : ", ", Sv(names[i].name));
-  return r.TypeError(path, expected, v);
-}
-
-absl::StatusOr<Strategy> AsStrategy(const Reader& r, const Json& v, const Path& p) {
-  return AsEnum(r, v, p, kStrategies);
-}
-absl::StatusOr<Toggle> AsToggle(const Reader& r, const Json& v, const Path& p) {
-  return AsEnum(r, v, p, kToggles);
-}
-absl::StatusOr<ShareOrder> AsShareOrder(const Reader& r, const Json& v, const Path& p) {
-  return AsEnum(r, v, p, kShareOrders);
-}
-absl::StatusOr<VictimOrder> AsVictimOrder(const Reader& r, const Json& v, const Path& p) {
-  return AsEnum(r, v, p, kVictimOrders);
-}
-absl::StatusOr<UnassignedCapacity> AsUnassigned(const Reader& r, const Json& v, const Path& p) {
-  return AsEnum(r, v, p, kUnassigned);
-}
-absl::StatusOr<EntitledCapacity> AsEntitled(const Reader& r, const Json& v, const Path& p) {
-  return AsEnum(r, v, p, kEntitled);
-}
-// A checkpoint interval: seconds > 0.
-absl::StatusOr<SimTime> AsInterval(const Reader& r, const Json& v, const Path& path) {
-  QS_ASSIGN_OR_RETURN(SimTime t, AsSeconds(r, v, path));
-  if (t <= 0) return r.Error(path, absl::StrCat("must be > 0 seconds, got ", Describe(v)));
-  return t;
-}
-absl::StatusOr<VictimReturn> AsVictimReturn(const Reader& r, const Json& v, const Path& p) {
-  return AsEnum(r, v, p, kVictimReturns);
-}
-absl::StatusOr<JobOutcome> AsOutcome(const Reader& r, const Json& v, const Path& p) {
-  return AsEnum(r, v, p, kOutcomes);
-}
-
-// A string that must be one of `allowed` (API enums quotasim only checks).
-absl::Status CheckOneOf(const Reader& r, const Json& object, const Path& path, const char* key,
-                        std::initializer_list<std::string_view> allowed) {
-  auto it = object.find(key);
-  if (it == object.end()) return absl::OkStatus();
-  if (it->is_string() && std::find(allowed.begin(), allowed.end(),
-                                   it->get_ref<const std::string&>()) != allowed.end()) {
-    return absl::OkStatus();
-  }
-  std::string expected = allowed.size() == 1 ? "" : "one of ";
-  bool first = true;
-  for (std::string_view a : allowed) {
-    absl::StrAppend(&expected, first ? "" : ", ", Sv(a));
-    first = false;
-  }
-  return r.TypeError(path.Key(key), expected, *it);
-}
-
-// Checks the type of an accepted-but-ignored key.
-absl::Status CheckType(const Reader& r, const Json& object, const Path& path, const char* key,
-                       Json::value_t type, std::string_view expected) {
-  auto it = object.find(key);
-  if (it == object.end() || it->type() == type) return absl::OkStatus();
-  return r.TypeError(path.Key(key), expected, *it);
-}
-
-// `tags`: an object of strings (accepted, not kept).
-absl::Status CheckTags(const Reader& r, const Json& object, const Path& path) {
-  auto it = object.find("tags");
-  if (it == object.end()) return absl::OkStatus();
-  Path tags = path.Key("tags");
-  if (!it->is_object()) return r.TypeError(tags, "an object of strings", *it);
-  for (auto t = it->begin(); t != it->end(); ++t) {
-    if (!t->is_string()) return r.TypeError(tags.Key(t.key()), "a string", *t);
-  }
-  return absl::OkStatus();
-}
-
-// capacityLimits of a share or an update, stored as written: validation.h
-// judges counts, empty units and maxCapacity < 1.
-absl::StatusOr<std::vector<CapacityLimit>> AsCapacityLimits(const Reader& r, const Json& v,
-                                                            const Path& path) {
-  if (!v.is_array()) return r.TypeError(path, "an array", v);
-  std::vector<CapacityLimit> limits;
-  limits.reserve(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    const Path entry = path.Index(i);
-    const Json& e = v[i];
-    QS_RETURN_IF_ERROR(r.CheckObject(e, entry, {"capacityUnit", "maxCapacity"}));
-    CapacityLimit limit;
-    QS_RETURN_IF_ERROR(Get(r, e, entry, "capacityUnit", AsString, &limit.capacity_unit));
-    QS_RETURN_IF_ERROR(Get(r, e, entry, "maxCapacity", AsInt32, &limit.max_capacity));
-    limits.push_back(std::move(limit));
-  }
-  return limits;
-}
 
 // resourceSharingConfiguration / preemptionConfiguration of a quota share.
 template <typename Request>
@@ -814,198 +555,6 @@ absl::StatusOr<JobQueue> AsJobQueue(const Reader& r, const Json& v, const Path& 
   return out;
 }
 
-// A draw seed of simulation.capacity or .latencies: an integer >= 0.
-absl::StatusOr<uint64_t> AsSeed(const Reader& r, const Json& v, const Path& path) {
-  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
-    return r.TypeError(path, "an integer >= 0", v);
-  }
-  return v.get<uint64_t>();
-}
-
-// The required `instanceTypes` object of simulation.capacity and
-// simulation.latencies: an entry per instance type (at most 1000, names not
-// empty), each read by `convert` and given its name, in name order.
-template <typename Convert>
-auto AsInstanceTypes(const Reader& r, const Json& v, const Path& path, Convert convert)
-    -> absl::StatusOr<std::vector<typename std::invoke_result_t<Convert, const Reader&, const Json&,
-                                                                const Path&>::value_type>> {
-  using Type = typename std::invoke_result_t<Convert, const Reader&, const Json&, const Path&>::value_type;
-  QS_RETURN_IF_ERROR(r.Require(v, path, "instanceTypes"));
-  const Json& types = v["instanceTypes"];
-  const Path tp = path.Key("instanceTypes");
-  if (!types.is_object()) return r.TypeError(tp, "an object keyed by instance type", types);
-  if (types.size() > 1000) return r.Error(tp, "more than 1000 instance types");
-  std::vector<Type> out;
-  for (auto it = types.begin(); it != types.end(); ++it) {
-    if (it.key().empty()) return r.Error(tp, "an instance type name must not be empty");
-    QS_ASSIGN_OR_RETURN(Type t, convert(r, it.value(), tp.Key(it.key())));
-    t.instance_type = it.key();
-    out.push_back(std::move(t));
-  }
-  std::sort(out.begin(), out.end(), [](const Type& a, const Type& b) { return a.instance_type < b.instance_type; });
-  return out;
-}
-
-// simulation.capacity (docs/semantics.md §2, "Capacity").
-absl::StatusOr<AvailabilityStep> AsAvailabilityStep(const Reader& r, const Json& v, const Path& path) {
-  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"atSeconds", "instances"}));
-  QS_RETURN_IF_ERROR(r.Require(v, path, "atSeconds"));
-  QS_RETURN_IF_ERROR(r.Require(v, path, "instances"));
-  AvailabilityStep out;
-  QS_RETURN_IF_ERROR(Get(r, v, path, "atSeconds", AsSeconds, &out.at));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "instances", AsInt32, &out.instances));
-  if (out.instances < 0) {
-    return r.Error(path.Key("instances"), absl::StrCat("must be >= 0, got ", out.instances));
-  }
-  return out;
-}
-
-absl::StatusOr<double> AsProbability(const Reader& r, const Json& v, const Path& path) {
-  if (!v.is_number()) return r.TypeError(path, "a number between 0 and 1", v);
-  const double p = v.get<double>();
-  if (!(p >= 0 && p <= 1)) return r.Error(path, absl::StrCat("must be between 0 and 1, got ", Describe(v)));
-  return p;
-}
-
-absl::StatusOr<TypeCapacity> AsTypeCapacity(const Reader& r, const Json& v, const Path& path) {
-  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"failureProbability", "availability", "availabilityCsv"}));
-  TypeCapacity out;
-  QS_RETURN_IF_ERROR(Get(r, v, path, "failureProbability", AsProbability, &out.failure_probability));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "availabilityCsv", AsString, &out.availability_csv));
-  if (auto it = v.find("availability"); it != v.end()) {
-    const Path p = path.Key("availability");
-    if (v.contains("availabilityCsv")) {
-      return r.Error(p, "give either availability or availabilityCsv, not both");
-    }
-    if (!it->is_array()) return r.TypeError(p, "an array", *it);
-    if (it->empty()) return r.Error(p, "must list at least one {atSeconds, instances} step");
-    for (size_t i = 0; i < it->size(); ++i) {
-      QS_ASSIGN_OR_RETURN(AvailabilityStep step, AsAvailabilityStep(r, (*it)[i], p.Index(i)));
-      if (!out.availability.empty() && step.at <= out.availability.back().at) {
-        return r.Error(p.Index(i).Key("atSeconds"), "steps must be in strictly increasing atSeconds");
-      }
-      out.availability.push_back(step);
-    }
-  }
-  if (v.contains("availabilityCsv") && out.availability_csv.empty()) {
-    return r.Error(path.Key("availabilityCsv"), "must name a file");
-  }
-  return out;
-}
-
-absl::StatusOr<CapacityModel> AsCapacityModel(const Reader& r, const Json& v, const Path& path) {
-  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"seed", "errorSeconds", "instanceTypes"}));
-  CapacityModel out;
-  QS_RETURN_IF_ERROR(Get(r, v, path, "seed", AsSeed, &out.seed));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "errorSeconds", AsSeconds, &out.error_delay));
-  if (out.error_delay < kMillisPerSecond) {
-    return r.Error(path.Key("errorSeconds"), "must be at least 1 second (a capacity error takes time to report)");
-  }
-  QS_ASSIGN_OR_RETURN(out.types, AsInstanceTypes(r, v, path, AsTypeCapacity));
-  return out;
-}
-
-// simulation.latencies (docs/semantics.md §2, "Latency distributions").
-// `cap` bounds every value the distribution can give (the drain's stop grace
-// period), 0 when there is none but the 1e12 s of any time.
-absl::StatusOr<LatencyDistribution> AsLatencyDistribution(const Reader& r, const Json& v, const Path& path,
-                                                          SimTime cap) {
-  if (!v.is_object()) return r.TypeError(path, "an object", v);
-  QS_RETURN_IF_ERROR(r.Require(v, path, "distribution"));
-  QS_RETURN_IF_ERROR(CheckOneOf(r, v, path, "distribution", {"CONSTANT", "UNIFORM", "LOGNORMAL"}));
-  const std::string kind = v["distribution"].get<std::string>();
-  LatencyDistribution d;
-  auto over_cap = [&](const char* key, SimTime value) -> absl::Status {
-    if (cap > 0 && value > cap) {
-      return r.Error(path.Key(key), absl::StrCat("must be at most ", cap / kMillisPerSecond,
-                                                 " seconds (SageMaker's stop grace period)"));
-    }
-    return absl::OkStatus();
-  };
-  if (kind == "CONSTANT") {
-    QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"distribution", "seconds"}));
-    QS_RETURN_IF_ERROR(r.Require(v, path, "seconds"));
-    d.kind = Distribution::kConstant;
-    QS_RETURN_IF_ERROR(Get(r, v, path, "seconds", AsSeconds, &d.a));
-    QS_RETURN_IF_ERROR(over_cap("seconds", d.a));
-  } else if (kind == "UNIFORM") {
-    QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"distribution", "minSeconds", "maxSeconds"}));
-    QS_RETURN_IF_ERROR(r.Require(v, path, "minSeconds"));
-    QS_RETURN_IF_ERROR(r.Require(v, path, "maxSeconds"));
-    d.kind = Distribution::kUniform;
-    QS_RETURN_IF_ERROR(Get(r, v, path, "minSeconds", AsSeconds, &d.a));
-    QS_RETURN_IF_ERROR(Get(r, v, path, "maxSeconds", AsSeconds, &d.max));
-    if (d.max < d.a) return r.Error(path.Key("maxSeconds"), "must be >= minSeconds");
-    QS_RETURN_IF_ERROR(over_cap("maxSeconds", d.max));
-  } else {
-    QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"distribution", "medianSeconds", "sigma", "maxSeconds"}));
-    for (const char* key : {"medianSeconds", "sigma", "maxSeconds"}) QS_RETURN_IF_ERROR(r.Require(v, path, key));
-    d.kind = Distribution::kLognormal;
-    QS_RETURN_IF_ERROR(Get(r, v, path, "medianSeconds", AsSeconds, &d.median));
-    QS_RETURN_IF_ERROR(Get(r, v, path, "maxSeconds", AsSeconds, &d.max));
-    const Json& sigma = v["sigma"];
-    if (!sigma.is_number() || !(sigma.get<double>() >= 0 && sigma.get<double>() <= 10)) {
-      return r.Error(path.Key("sigma"), absl::StrCat("must be a number from 0 to 10, got ", Describe(sigma)));
-    }
-    d.sigma = sigma.get<double>();
-    if (d.max < d.median) return r.Error(path.Key("maxSeconds"), "must be >= medianSeconds");
-    QS_RETURN_IF_ERROR(over_cap("maxSeconds", d.max));
-  }
-  return d;
-}
-
-absl::StatusOr<TypeLatencies> AsTypeLatencies(const Reader& r, const Json& t, const Path& p) {
-  QS_RETURN_IF_ERROR(r.CheckObject(t, p, {"provisionSeconds", "downloadSeconds", "preemptionDrainSeconds"}));
-  TypeLatencies lat;
-  struct Field {
-    const char* key;
-    std::optional<LatencyDistribution>* out;
-    SimTime cap;
-  };
-  for (const Field& f : {Field{"provisionSeconds", &lat.provision, 0}, Field{"downloadSeconds", &lat.download, 0},
-                         Field{"preemptionDrainSeconds", &lat.drain, kStopGracePeriod}}) {
-    if (auto ft = t.find(f.key); ft != t.end()) {
-      QS_ASSIGN_OR_RETURN(LatencyDistribution d, AsLatencyDistribution(r, *ft, p.Key(f.key), f.cap));
-      *f.out = d;
-    }
-  }
-  return lat;
-}
-
-absl::StatusOr<LatencyModel> AsLatencyModel(const Reader& r, const Json& v, const Path& path) {
-  QS_RETURN_IF_ERROR(r.CheckObject(v, path, {"seed", "instanceTypes"}));
-  LatencyModel out;
-  QS_RETURN_IF_ERROR(Get(r, v, path, "seed", AsSeed, &out.seed));
-  QS_ASSIGN_OR_RETURN(out.types, AsInstanceTypes(r, v, path, AsTypeLatencies));
-  return out;
-}
-
-absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) {
-  QS_RETURN_IF_ERROR(r.CheckObject(
-      v, path,
-      {"submitLatencySeconds", "provisionSeconds", "downloadSeconds", "schedulingIntervalSeconds",
-       "preemptionDrainSeconds", "shareOrder", "victimOrder", "backfill", "unassignedCapacity",
-       "entitledCapacity", "victimReturn", "checkpointIntervalSeconds", "horizonSeconds", "capacity", "latencies"}));
-  Knobs k;
-  QS_RETURN_IF_ERROR(Get(r, v, path, "submitLatencySeconds", AsSeconds, &k.submit_latency));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "provisionSeconds", AsSeconds, &k.provision));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "downloadSeconds", AsSeconds, &k.download));
-  QS_RETURN_IF_ERROR(
-      Get(r, v, path, "schedulingIntervalSeconds", AsSeconds, &k.scheduling_interval));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "preemptionDrainSeconds", AsSeconds, &k.preemption_drain));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "shareOrder", AsShareOrder, &k.share_order));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "victimOrder", AsVictimOrder, &k.victim_order));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "backfill", AsBool, &k.backfill));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "unassignedCapacity", AsUnassigned, &k.unassigned_capacity));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "entitledCapacity", AsEntitled, &k.entitled_capacity));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "victimReturn", AsVictimReturn, &k.victim_return));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "checkpointIntervalSeconds", AsInterval, &k.checkpoint_interval));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "horizonSeconds", AsSeconds, &k.horizon));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "capacity", AsCapacityModel, &k.capacity));
-  QS_RETURN_IF_ERROR(Get(r, v, path, "latencies", AsLatencyModel, &k.latencies));
-  return k;
-}
-
 absl::StatusOr<Scenario> ParseScenarioImpl(std::string_view text, std::string_view source) {
   const Reader r(source);
   EventReader event_reader(r);
@@ -1061,10 +610,13 @@ absl::StatusOr<Scenario> ParseScenarioImpl(std::string_view text, std::string_vi
   return s;
 }
 
-// ---------------------------------------------------------------------------
-// Model -> canonical JSON.
-
 }  // namespace
+}  // namespace qs::json_read
+
+namespace qs {
+
+using json_read::ParseScenarioImpl;
+using json_text::Sanitize;
 
 absl::StatusOr<Scenario> ParseScenario(std::string_view json_text, std::string_view source_name) {
   try {
@@ -1099,3 +651,4 @@ absl::StatusOr<Scenario> LoadScenarioFile(const std::string& path) {
 }
 
 }  // namespace qs
+
