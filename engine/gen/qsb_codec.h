@@ -1,0 +1,292 @@
+// File: engine/gen/qsb_codec.h
+//
+// The byte-level codec of the .qsb format (qsb.h), internal to engine/gen:
+// the varint Writer and the checked Reader, the views a submission is
+// written from, and the encoders and decoders of the head and of one event
+// (qsb_codec.cc). qsb.cc frames them: the file header and checksums, the
+// version 2 block table, the blocks encoded and decoded in parallel, and
+// QsbFileStream.
+//
+// Writer and Reader are defined here, in the class, so that their field
+// writers and readers (Reader::U, Reader::B, ...) stay inlinable in the
+// per-event code of both files.
+//
+// Thread-compatible: a Writer or a Reader is used by one thread at a time.
+#ifndef QS_ENGINE_GEN_QSB_CODEC_H_
+#define QS_ENGINE_GEN_QSB_CODEC_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/gen/qsb.h"
+#include "engine/model/scenario.h"
+
+namespace qs::gen::qsb_internal {
+
+inline constexpr char kMagic[4] = {'Q', 'S', 'B', '1'};
+inline constexpr size_t kHeaderBytes = 4 + 4 + 8 + 8;
+inline constexpr int64_t kInt32Max = 2147483647;
+
+inline uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+inline std::optional<std::string_view> ViewOf(const std::optional<std::string>& s) {
+  return s ? std::optional<std::string_view>(*s) : std::nullopt;
+}
+
+class Writer {
+ public:
+  uint32_t version = kQsbVersion;  // of the file written (fields added later are not in older ones)
+  void U(uint64_t v) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  }
+  void I(int64_t v) { U((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void B(bool b) { out.push_back(b ? 1 : 0); }
+  void S(std::string_view s) {
+    U(s.size());
+    out.append(s);
+  }
+  void OS(const std::optional<std::string_view>& s) {
+    B(s.has_value());
+    if (s) S(*s);
+  }
+  void OS(const std::optional<std::string>& s) { OS(ViewOf(s)); }
+  // jobStateTimeLimitActions: the count, then each entry's fields.
+  void Actions(const std::vector<JobStateTimeLimitAction>& list) {
+    U(list.size());
+    for (const JobStateTimeLimitAction& a : list) {
+      S(a.reason);
+      S(a.state);
+      I(a.max_time_seconds);
+      S(a.action);
+    }
+  }
+  void OI(const std::optional<int64_t>& v) {
+    B(v.has_value());
+    if (v) I(*v);
+  }
+  template <typename E>
+  void E8(E e) {
+    out.push_back(static_cast<char>(e));
+  }
+  template <typename E>
+  void OE(const std::optional<E>& e) {
+    B(e.has_value());
+    if (e) E8(*e);
+  }
+  void Limits(const std::vector<CapacityLimit>& l) {
+    U(l.size());
+    for (const CapacityLimit& c : l) {
+      S(c.capacity_unit);
+      I(c.max_capacity);
+    }
+  }
+  void OLimits(const std::optional<std::vector<CapacityLimit>>& l) {
+    B(l.has_value());
+    if (l) Limits(*l);
+  }
+  std::string out;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view data, size_t base, uint32_t file_version) : version(file_version), d_(data), base_(base) {}
+  uint32_t version;  // of the file read
+  bool ok() const { return err_.empty(); }
+  const std::string& error() const { return err_; }
+  bool done() const { return p_ == d_.size(); }
+  void Fail(const std::string& what) {
+    if (err_.empty()) err_ = absl::StrCat("byte offset ", base_ + p_, ": ", what);
+  }
+  uint64_t U() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ >= d_.size()) {
+        Fail("truncated varint");
+        return 0;
+      }
+      const uint8_t b = static_cast<uint8_t>(d_[p_++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    Fail("varint longer than 10 bytes");
+    return 0;
+  }
+  int64_t I() {
+    const uint64_t z = U();
+    return static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1));
+  }
+  bool B() {
+    if (p_ >= d_.size()) {
+      Fail("truncated");
+      return false;
+    }
+    const uint8_t b = static_cast<uint8_t>(d_[p_++]);
+    if (b > 1) Fail("flag byte is not 0 or 1");
+    return b == 1;
+  }
+  std::string S() {
+    std::string s;
+    SInto(s);
+    return s;
+  }
+  std::optional<std::string> OS() {
+    if (!B()) return std::nullopt;
+    return S();
+  }
+  // S() and OS() into a string that may already hold one (its buffer is
+  // reused: decoding a block into last block's events allocates nothing).
+  void SInto(std::string& s) {
+    const uint64_t n = U();
+    if (n > d_.size() - p_) {
+      Fail("string length beyond the end");
+      s.clear();
+      return;
+    }
+    s.assign(d_.data() + p_, n);
+    p_ += n;
+  }
+  void OSInto(std::optional<std::string>& s) {
+    if (!B()) {
+      s.reset();
+      return;
+    }
+    if (!s) s.emplace();
+    SInto(*s);
+  }
+  int64_t Int32(const char* what) {
+    const int64_t v = I();
+    if (v < -kInt32Max - 1 || v > kInt32Max) Fail(absl::StrCat(what, " out of int32 range"));
+    return v;
+  }
+  std::optional<int64_t> OInt32(const char* what) {
+    if (!B()) return std::nullopt;
+    return Int32(what);
+  }
+  // An optional checkpoint interval: seconds > 0.
+  // jobStateTimeLimitActions, checked as the JSON parser checks them.
+  std::vector<JobStateTimeLimitAction> Actions() {
+    std::vector<JobStateTimeLimitAction> out;
+    const uint64_t n = U();
+    if (n > 100) Fail("more than 100 jobStateTimeLimitActions");
+    for (uint64_t i = 0; i < n && ok(); ++i) {
+      JobStateTimeLimitAction a;
+      a.reason = S();
+      a.state = S();
+      a.max_time_seconds = Int32("maxTimeSeconds");
+      a.action = S();
+      if (a.reason.empty() || a.state != "RUNNABLE" || a.action != "TERMINATE" || a.max_time_seconds < 600 ||
+          a.max_time_seconds > 86400) {
+        Fail("a jobStateTimeLimitActions entry out of range");
+      }
+      out.push_back(std::move(a));
+    }
+    return out;
+  }
+  std::optional<SimTime> OInterval(const char* what) {
+    if (!B()) return std::nullopt;
+    const SimTime t = Time(what);
+    if (t <= 0) Fail(absl::StrCat(what, " must be > 0"));
+    return t;
+  }
+  SimTime Time(const char* what) {
+    const int64_t v = I();
+    if (v < 0 || v > kMaxSimTime) Fail(absl::StrCat(what, " must be in [0, 1e12] seconds"));
+    return v;
+  }
+  template <typename E>
+  E E8(int count, const char* what) {
+    if (p_ >= d_.size()) {
+      Fail("truncated");
+      return E{};
+    }
+    const uint8_t b = static_cast<uint8_t>(d_[p_++]);
+    if (b >= count) Fail(absl::StrCat("bad ", what, " value ", b));
+    return static_cast<E>(b);
+  }
+  template <typename E>
+  std::optional<E> OE(int count, const char* what) {
+    if (!B()) return std::nullopt;
+    return E8<E>(count, what);
+  }
+  std::vector<CapacityLimit> Limits() {
+    const uint64_t n = U();
+    std::vector<CapacityLimit> l;
+    if (n > 1000) {
+      Fail("more than 1000 capacity limits");
+      return l;
+    }
+    for (uint64_t i = 0; i < n && ok(); ++i) {
+      CapacityLimit c;
+      c.capacity_unit = S();
+      c.max_capacity = Int32("maxCapacity");
+      l.push_back(std::move(c));
+    }
+    return l;
+  }
+  std::optional<std::vector<CapacityLimit>> OLimits() {
+    if (!B()) return std::nullopt;
+    return Limits();
+  }
+  size_t left() const { return d_.size() - p_; }
+
+ private:
+  std::string_view d_;
+  size_t base_;
+  size_t p_ = 0;
+  std::string err_;
+};
+
+inline QsbSubmitView ViewOf(const SubmitServiceJobRequest& r) {
+  QsbSubmitView v;
+  v.job_name = ViewOf(r.job_name);
+  v.job_queue = ViewOf(r.job_queue);
+  v.service_job_type = ViewOf(r.service_job_type);
+  v.quota_share_name = ViewOf(r.quota_share_name);
+  v.share_identifier = ViewOf(r.share_identifier);
+  v.scheduling_priority = r.scheduling_priority;
+  v.retry_attempts = r.retry_attempts;
+  v.attempt_duration_seconds = r.attempt_duration_seconds;
+  v.preemption_retries = r.preemption_retries;
+  v.payload_error = r.payload_error;
+  v.payload_raw = r.payload_raw;
+  v.instance_type = r.instance_type;
+  v.instance_count = r.instance_count;
+  v.max_runtime_seconds = r.max_runtime_seconds;
+  v.checkpoint_interval = r.checkpoint_interval;
+  v.run_time = r.run_time;
+  v.outcome = r.outcome;
+  return v;
+}
+
+// The encoders and decoders of qsb_codec.cc that qsb.cc frames.
+
+// Everything before the events, shared by both versions.
+void PutHead(Writer& w, const Scenario& s, size_t nevents, uint32_t version);
+// One event: its time, path kind and index, and its request.
+void PutEvent(Writer& w, const ScenarioEvent& ev);
+// The head PutHead wrote (its source replaced by `source`), checked as the
+// JSON parser checks it; up to the event count, which the caller reads.
+Scenario GetHead(Reader& rd, std::string_view source, uint32_t version);
+// One event into `ev`, which may hold an earlier one (its strings are
+// reused).
+void GetEventInto(Reader& rd, ScenarioEvent& ev);
+
+}  // namespace qs::gen::qsb_internal
+
+#endif  // QS_ENGINE_GEN_QSB_CODEC_H_
