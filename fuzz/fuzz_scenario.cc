@@ -350,6 +350,9 @@ Scenario Decode(FuzzedDataProvider& p) {
   }
   AppendTimed(sc, timed);
   sc.submit_count = static_cast<int64_t>(job_names.size());
+  // Drawn last, so that the corpus entries written before the knob existed
+  // still decode to the scenarios they found.
+  if (OneIn(p, 3)) sc.knobs.time_limit_clock = TimeLimitClock::kAtHead;
   return sc;
 }
 
@@ -488,6 +491,7 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
   }
   AppendTimed(sc, timed);
   sc.submit_count = kMaxJobs;
+  if (OneIn(p, 3)) sc.knobs.time_limit_clock = TimeLimitClock::kAtHead;  // drawn last: see Decode()
   return sc;
 }
 

@@ -56,7 +56,10 @@ void LogChecker::Now(SimTime t) {
 
 // A RUNNABLE job whose jobStateTimeLimitActions clock came due before `t`,
 // with the reason it had when the clock started, was terminated then: no
-// such job is still RUNNABLE when time moves past its due time.
+// such job is still RUNNABLE when time moves past its due time. (Under
+// timeLimitClock AT_HEAD a MISCONFIGURATION clock runs only while the job is
+// its share's head, which the log does not show: its termination is checked
+// against the earliest time it could come, MisconfigDueAtLeast.)
 void LogChecker::CheckTimeLimitsBefore(SimTime t) {
   if (sc_.job_queue.time_limit_actions.empty() && action_updates_.empty()) return;  // no list ever has an entry
   for (const auto& [name, j] : jobs_) {
@@ -73,11 +76,33 @@ void LogChecker::CheckTimeLimitsBefore(SimTime t) {
 // the reason (docs/semantics.md §7).
 SimTime LogChecker::TimeLimitDue(const Job& j) const {
   const bool capacity = j.reason == reasons::kInsufficientCapacity;
-  if (!capacity && !StartsWith(j.reason, "MISCONFIGURATION")) return -1;
+  if (!capacity && (!StartsWith(j.reason, "MISCONFIGURATION") ||
+                    sc_.knobs.time_limit_clock != TimeLimitClock::kFromReason)) {
+    return -1;
+  }
   const JobStateTimeLimitAction* a = ActionFor(ActionsAt(j.status_time), j.reason);
   if (a == nullptr) return -1;
   return capacity ? std::max(j.status_time, j.capacity_run_start + a->max_time_seconds * kMillisPerSecond)
                   : j.status_time + a->max_time_seconds * kMillisPerSecond;
+}
+
+// A MISCONFIGURATION clock starts no earlier than the reason, with the
+// entry of a list in effect at its start (between the reason and `t`): the
+// earliest time it can terminate the job.
+SimTime LogChecker::MisconfigDueAtLeast(const Job& j, SimTime t) const {
+  SimTime least = -1;
+  auto consider = [&](const std::vector<JobStateTimeLimitAction>& list) {
+    if (const JobStateTimeLimitAction* a = ActionFor(list, j.reason)) {
+      const SimTime due = j.status_time + a->max_time_seconds * kMillisPerSecond;
+      if (least < 0 || due < least) least = due;
+    }
+  };
+  consider(ActionsAt(j.status_time));
+  for (const ActionsUpdate& u : action_updates_) {
+    if (u.time > t) break;
+    if (u.time > j.status_time && rejected_paths_.count(u.path) == 0) consider(*u.actions);
+  }
+  return least;
 }
 
 // Whether a clock due at `due` (<= the time of the record being checked)
@@ -458,10 +483,16 @@ void LogChecker::OnJob(const JobRecord& r) {
           const JobStateTimeLimitAction* action = ActionFor(ActionsAt(t), j.reason);
           // A capacity error's clock runs from the first SCHEDULED of the run
           // of errors; the check comes no earlier than the error itself.
+          // Under timeLimitClock AT_HEAD a MISCONFIGURATION clock runs while
+          // the job is its share's head (not in the log): no earlier than the
+          // least possible due time.
           const bool capacity = j.reason == reasons::kInsufficientCapacity;
-          const SimTime due = TimeLimitDue(j);
-          QS_FUZZ_CHECK(action != nullptr && (StartsWith(j.reason, "MISCONFIGURATION") || capacity) &&
-                            r.status_reason == std::string(reasons::kTimeLimitPrefix) + action->reason && t == due,
+          const bool misconfig = StartsWith(j.reason, "MISCONFIGURATION");
+          const bool at_head = misconfig && sc_.knobs.time_limit_clock == TimeLimitClock::kAtHead;
+          const SimTime due = at_head ? MisconfigDueAtLeast(j, t) : TimeLimitDue(j);
+          QS_FUZZ_CHECK(action != nullptr && (misconfig || capacity) &&
+                            r.status_reason == std::string(reasons::kTimeLimitPrefix) + action->reason &&
+                            (at_head ? due >= 0 && t >= due : t == due),
                         "invariant 4: RUNNABLE job " << name << " (reason '" << j.reason << "' since t="
                                                      << j.status_time << ") FAILED at t=" << t << " with '"
                                                      << r.status_reason << "'");

@@ -185,8 +185,12 @@ class LogChecker : public LogSink {
   void CheckCapacityReplay();
   void CheckTimeLimitsBefore(SimTime t);
   // When the queue's time-limit action for the job's current reason is due
-  // (RUNNABLE job), or -1 when none applies.
+  // (RUNNABLE job), or -1 when none applies or it cannot be told from the
+  // log (a MISCONFIGURATION reason under timeLimitClock AT_HEAD).
   SimTime TimeLimitDue(const Job& j) const;
+  // Under AT_HEAD: the earliest time a MISCONFIGURATION clock can terminate
+  // the job, or -1.
+  SimTime MisconfigDueAtLeast(const Job& j, SimTime t) const;
   bool Fires(const Job& j, SimTime due) const;
   Job& JobFor(const JobRecord& r);
 

@@ -121,6 +121,12 @@ std::string ApplyKnob(Knobs& k, const std::string& knob, const std::string& valu
     else return "expected BEHIND_RESERVATION or IN_PLACE";
     return "";
   }
+  if (knob == "timeLimitClock") {
+    if (value == "FROM_REASON") k.time_limit_clock = TimeLimitClock::kFromReason;
+    else if (value == "AT_HEAD") k.time_limit_clock = TimeLimitClock::kAtHead;
+    else return "expected FROM_REASON or AT_HEAD";
+    return "";
+  }
   if (knob == "backfill") {
     if (value == "true") k.backfill = true;
     else if (value == "false") k.backfill = false;

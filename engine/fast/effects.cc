@@ -60,14 +60,17 @@ void Engine::Finish(int32_t id, JobStatus status, std::string_view reason, bool 
   st_.FreeSlot(id);
 }
 
-// A new status reason on the job's current status; a MISCONFIGURATION
-// reason starts the queue's jobStateTimeLimitActions clock for it.
+// A new status reason on the job's current status. A MISCONFIGURATION
+// reason starts the queue's jobStateTimeLimitActions clock for it now
+// (timeLimitClock FROM_REASON) or, on a head, at the end of the instant
+// (AT_HEAD: SweepHeadClocks).
 void Engine::SetReason(int32_t id, std::string_view reason) {
   Job& j = st_.jobs[id];
   j.reason = st_.reasons.Id(reason);
   ++j.reason_epoch;
+  clock_touched_ |= uint64_t{1} << j.share;
   EmitJob(id, j.status, reason);
-  if (!IsMisconfigReason(reason)) return;
+  if (st_.knobs.time_limit_clock != TimeLimitClock::kFromReason || !IsMisconfigReason(reason)) return;
   if (const int32_t i = TimeLimitActionFor(reason); i >= 0) {
     Push(now_ + time_limit_actions_[static_cast<size_t>(i)].max_time_seconds * kMillisPerSecond, EventType::kTimeLimit,
          id, j.reason_epoch, 0);
@@ -174,6 +177,7 @@ void Engine::QueueChanged(int32_t s, int32_t id) {
     if (new_head != kNone && st_.jobs[new_head].unit != kNone) settling_.unit_heads[st_.jobs[new_head].unit] |= bit;
     settling_.with_head = new_head != kNone ? settling_.with_head | bit : settling_.with_head & ~bit;
     sh.head = new_head;
+    clock_touched_ |= bit;
     order_.MarkHead(s);
     // A lender's idle capacity on a unit depends on whether its head waits
     // for that unit within its own limit (FastState::HeadEntitled): the

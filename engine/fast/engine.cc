@@ -3,6 +3,7 @@
 #include "engine/fast/engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,6 +103,7 @@ RunStats Engine::Run() {
       if (!events_.HasDueAt(t)) break;
     }
     if (!stats_.stopped.empty()) break;
+    if (clock_touched_ != 0) SweepHeadClocks();
     // A batch that ran no pass may have left work for the next tick; a batch
     // that ran one has settled, so a stuck queue does not tick forever.
     if (knobs.scheduling_interval > 0 && !passed && runnable_count_ > 0 && next_tick_ <= t) {
@@ -117,6 +119,36 @@ RunStats Engine::Run() {
   stats_.end_time = end_time;
   sink_.OnEnd(end_time);
   return stats_;
+}
+
+void Engine::SweepHeadClocks() {
+  if (st_.knobs.time_limit_clock != TimeLimitClock::kAtHead) {
+    clock_touched_ = 0;
+    return;
+  }
+  for (uint64_t m = clock_touched_; m != 0; m &= m - 1) {
+    const int32_t s = std::countr_zero(m);
+    Share& sh = st_.shares[s];
+    int32_t seq = -1;
+    uint32_t reason = 0;
+    if (const int32_t h = sh.head; h != kNone) {
+      const Job& j = st_.jobs[h];
+      if (j.status == JobStatus::kRunnable && IsMisconfigReason(st_.reasons.Text(j.reason))) {
+        seq = j.seq;
+        reason = j.reason;
+      }
+    }
+    if (seq == sh.clock_seq && reason == sh.clock_reason) continue;
+    sh.clock_seq = seq;
+    sh.clock_reason = reason;
+    ++sh.clock_gen;
+    if (seq < 0) continue;
+    if (const int32_t i = TimeLimitActionFor(st_.reasons.Text(reason)); i >= 0) {
+      Push(now_ + time_limit_actions_[static_cast<size_t>(i)].max_time_seconds * kMillisPerSecond, EventType::kTimeLimit,
+           sh.head, sh.clock_gen, s + 1);
+    }
+  }
+  clock_touched_ = 0;
 }
 
 void Engine::ApplyInternalEvent(const Event& ev) {
@@ -179,7 +211,17 @@ void Engine::ApplyInternalEvent(const Event& ev) {
       EndDrain(ev.job);
       return;
     case EventType::kTimeLimit: {
-      if (j.status != JobStatus::kRunnable || j.reason_epoch != ev.tag) return;
+      if (ev.aux > 0) {
+        // A head's MISCONFIGURATION clock (aux: share + 1): still that
+        // share's head with the reason it started for.
+        const Share& sh = st_.shares[ev.aux - 1];
+        if (sh.clock_gen != ev.tag || sh.head != ev.job || j.seq != sh.clock_seq || j.status != JobStatus::kRunnable ||
+            j.reason != sh.clock_reason) {
+          return;
+        }
+      } else if (j.status != JobStatus::kRunnable || j.reason_epoch != ev.tag) {
+        return;
+      }
       // The entry for the reason in the queue's current list (UpdateJobQueue
       // may have changed it since the clock started; none left: no action).
       const int32_t action = TimeLimitActionFor(st_.reasons.Text(j.reason));

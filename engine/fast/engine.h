@@ -103,6 +103,12 @@ class Engine {
   void ApplyInternalEvent(const Event& ev);
   void AfterEvent();
   void AfterPass();
+  // timeLimitClock AT_HEAD: the jobStateTimeLimitActions clock of a
+  // MISCONFIGURATION reason runs while the job is its share's head with the
+  // reason (docs/semantics.md §5): at the end of each instant, for each share
+  // whose head or head's reason changed, the old clock stops and a new one
+  // starts.
+  void SweepHeadClocks();
   void Violation(std::string message);
   void Progress() {  // a request applied, an attempt ended, a job finished
     if (!streak_.empty()) streak_.clear();
@@ -210,6 +216,7 @@ class Engine {
   bool queue_enabled_ = true;
   std::vector<JobStateTimeLimitAction> time_limit_actions_;
   std::vector<std::string> time_limit_reasons_;
+  uint64_t clock_touched_ = 0;  // bits over shares: head or head's reason changed this instant
   // Scratch kept to save an allocation per call.
   std::vector<LenderIdle> lenders_scratch_;
   BorrowPlan plan_scratch_;

@@ -153,6 +153,11 @@ struct Share {
   int32_t name_rank = 0;     // rank of the name among all shares
   int32_t head = kNone;      // Engine::HeadOf: queue.begin()->id or the reservation holder; kNone if empty
   bool deleted = false;      // DeleteQuotaShare: an empty slot, no limits, out of share_ids and snapshots
+  // The head's MISCONFIGURATION time-limit clock (Engine::SweepHeadClocks):
+  // the (head, reason) pair it runs for, and a generation its event carries.
+  int32_t clock_seq = -1;     // Job::seq of the head, -1 when no clock runs
+  uint32_t clock_reason = 0;  // ReasonTable id
+  uint32_t clock_gen = 0;
 };
 
 // Status reasons by id: Id() interns a text by content (a stable copy the

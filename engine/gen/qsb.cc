@@ -353,8 +353,8 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   std::memcpy(&version, bytes.data() + 4, 4);
   const uint64_t size = Get64(bytes, 8);
   const uint64_t sum = Get64(bytes, 16);
-  if (version < 1 || version > 6) {
-    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 5)"));
+  if (version < 1 || version > kQsbVersion) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to ", kQsbVersion, ")"));
   }
   if (size != bytes.size() - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
   const std::string_view payload = bytes.substr(kHeaderBytes);
@@ -445,8 +445,8 @@ absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::OpenImpl(std::uniq
   std::memcpy(&version, header.data() + 4, 4);
   const uint64_t payload = Get64(header, 8);
   const uint64_t sum = Get64(header, 16);
-  if (version < 1 || version > 6) {
-    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to 5)"));
+  if (version < 1 || version > kQsbVersion) {
+    return err(absl::StrCat("unsupported .qsb version ", version, " (this build reads 1 to ", kQsbVersion, ")"));
   }
   if (payload != size - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
   impl->version = version;

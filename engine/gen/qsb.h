@@ -15,7 +15,10 @@
 // type (the Request variant index) and the request's fields in declaration
 // order (engine/model/scenario.h).
 //
-//  * Version 6 (written): version 5 with the knob simulation.capacity after
+//  * Version 7 (written): version 6 with the knob timeLimitClock (a byte)
+//    after simulation.latencies. Versions 1 to 6 hold no such knob: read, it
+//    has its default (FROM_REASON), as in a JSON scenario without the key.
+//  * Version 6 (still read): version 5 with the knob simulation.capacity after
 //    horizonSeconds: seed (u), errorSeconds (ms), the type count and per
 //    type its name, failureProbability (the IEEE-754 bits as u),
 //    availabilityCsv (a string, "" once read) and its steps (count, then
@@ -68,11 +71,11 @@
 
 namespace qs::gen {
 
-inline constexpr uint32_t kQsbVersion = 6;     // written; 1 to 6 are read
-inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (versions 2 to 6)
+inline constexpr uint32_t kQsbVersion = 7;     // written; 1 to 7 are read
+inline constexpr size_t kQsbBlockEvents = 65536;  // events per block (versions 2 to 7)
 
 // versions 1 and 2 are kept for tests of the reader's compatibility;
-// block_events (versions 2 to 6) is a parameter so that tests can make many
+// block_events (versions 2 to 7) is a parameter so that tests can make many
 // small blocks.
 std::string EncodeQsb(const Scenario& s, uint32_t version = kQsbVersion,
                       size_t block_events = kQsbBlockEvents);
@@ -131,7 +134,7 @@ struct QsbParts {
 };
 QsbParts EncodeQsbParts(const Scenario& head, size_t nevents, const QsbEventRange& events,
                         size_t block_events = kQsbBlockEvents, uint32_t version = kQsbVersion);
-// The pieces of version 6 (or 2 to 5) for a writer that encodes the blocks itself (a
+// The pieces of version 7 (or 2 to 6) for a writer that encodes the blocks itself (a
 // streaming `gen`): each block is QsbEventWriter bytes of consecutive
 // events; QsbPrefix is what precedes the blocks in the file, given every
 // block's events, bytes and QsbChecksum. EncodeQsbParts is built on them.

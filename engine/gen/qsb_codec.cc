@@ -279,6 +279,7 @@ void PutHead(Writer& w, const Scenario& s, size_t nevents, uint32_t version) {
       }
     }
   }
+  if (version >= 7) w.E8(k.time_limit_clock);
   w.I(s.submit_count);
   w.U(nevents);
 }
@@ -388,6 +389,7 @@ Scenario GetHead(Reader& rd, std::string_view source, uint32_t version) {
       if (std::string problem = CapacityModelEndsProblem(s); !problem.empty()) rd.Fail(problem);
     }
   }
+  if (version >= 7) k.time_limit_clock = rd.E8<TimeLimitClock>(2, "timeLimitClock");
   s.submit_count = rd.I();
   return s;
 }

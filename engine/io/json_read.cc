@@ -102,6 +102,9 @@ absl::StatusOr<SimTime> AsInterval(const Reader& r, const Json& v, const Path& p
 absl::StatusOr<VictimReturn> AsVictimReturn(const Reader& r, const Json& v, const Path& p) {
   return AsEnum(r, v, p, kVictimReturns);
 }
+absl::StatusOr<TimeLimitClock> AsTimeLimitClock(const Reader& r, const Json& v, const Path& p) {
+  return AsEnum(r, v, p, kTimeLimitClocks);
+}
 absl::StatusOr<JobOutcome> AsOutcome(const Reader& r, const Json& v, const Path& p) {
   return AsEnum(r, v, p, kOutcomes);
 }

@@ -124,6 +124,8 @@ inline constexpr EnumName<EntitledCapacity> kEntitled[] = {{"WITHHELD", Entitled
                                                      {"LENDABLE", EntitledCapacity::kLendable}};
 inline constexpr EnumName<VictimReturn> kVictimReturns[] = {{"BEHIND_RESERVATION", VictimReturn::kBehindReservation},
                                                       {"IN_PLACE", VictimReturn::kInPlace}};
+inline constexpr EnumName<TimeLimitClock> kTimeLimitClocks[] = {{"FROM_REASON", TimeLimitClock::kFromReason},
+                                                                 {"AT_HEAD", TimeLimitClock::kAtHead}};
 inline constexpr EnumName<JobOutcome> kOutcomes[] = {{"SUCCEEDED", JobOutcome::kSucceeded},
                                               {"FAILED", JobOutcome::kFailed}};
 
@@ -157,6 +159,7 @@ absl::StatusOr<VictimOrder> AsVictimOrder(const Reader& r, const Json& v, const 
 absl::StatusOr<UnassignedCapacity> AsUnassigned(const Reader& r, const Json& v, const Path& p);
 absl::StatusOr<EntitledCapacity> AsEntitled(const Reader& r, const Json& v, const Path& p);
 absl::StatusOr<VictimReturn> AsVictimReturn(const Reader& r, const Json& v, const Path& p);
+absl::StatusOr<TimeLimitClock> AsTimeLimitClock(const Reader& r, const Json& v, const Path& p);
 absl::StatusOr<JobOutcome> AsOutcome(const Reader& r, const Json& v, const Path& p);
 // A draw seed of simulation.capacity or .latencies: an integer >= 0.
 absl::StatusOr<uint64_t> AsSeed(const Reader& r, const Json& v, const Path& path);

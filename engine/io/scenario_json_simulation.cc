@@ -181,7 +181,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
       v, path,
       {"submitLatencySeconds", "provisionSeconds", "downloadSeconds", "schedulingIntervalSeconds",
        "preemptionDrainSeconds", "shareOrder", "victimOrder", "backfill", "unassignedCapacity",
-       "entitledCapacity", "victimReturn", "checkpointIntervalSeconds", "horizonSeconds", "capacity", "latencies"}));
+       "entitledCapacity", "victimReturn", "timeLimitClock", "checkpointIntervalSeconds", "horizonSeconds", "capacity", "latencies"}));
   Knobs k;
   QS_RETURN_IF_ERROR(Get(r, v, path, "submitLatencySeconds", AsSeconds, &k.submit_latency));
   QS_RETURN_IF_ERROR(Get(r, v, path, "provisionSeconds", AsSeconds, &k.provision));
@@ -195,6 +195,7 @@ absl::StatusOr<Knobs> AsKnobs(const Reader& r, const Json& v, const Path& path) 
   QS_RETURN_IF_ERROR(Get(r, v, path, "unassignedCapacity", AsUnassigned, &k.unassigned_capacity));
   QS_RETURN_IF_ERROR(Get(r, v, path, "entitledCapacity", AsEntitled, &k.entitled_capacity));
   QS_RETURN_IF_ERROR(Get(r, v, path, "victimReturn", AsVictimReturn, &k.victim_return));
+  QS_RETURN_IF_ERROR(Get(r, v, path, "timeLimitClock", AsTimeLimitClock, &k.time_limit_clock));
   QS_RETURN_IF_ERROR(Get(r, v, path, "checkpointIntervalSeconds", AsInterval, &k.checkpoint_interval));
   QS_RETURN_IF_ERROR(Get(r, v, path, "horizonSeconds", AsSeconds, &k.horizon));
   QS_RETURN_IF_ERROR(Get(r, v, path, "capacity", AsCapacityModel, &k.capacity));

@@ -319,6 +319,8 @@ std::vector<MalformedCase> MalformedCases() {
       {"BadVictimReturn", Mutated([](Json& j) { j["simulation"]["victimReturn"] = "AHEAD"; }),
        "bad.json: simulation.victimReturn: expected one of BEHIND_RESERVATION, IN_PLACE, got string "
        "\"AHEAD\""},
+      {"BadTimeLimitClock", Mutated([](Json& j) { j["simulation"]["timeLimitClock"] = "AT_FRONT"; }),
+       "bad.json: simulation.timeLimitClock: expected one of FROM_REASON, AT_HEAD, got string \"AT_FRONT\""},
       {"ZeroCheckpointInterval", Mutated([](Json& j) { j["simulation"]["checkpointIntervalSeconds"] = 0; }),
        "bad.json: simulation.checkpointIntervalSeconds: must be > 0 seconds, got number 0"},
       {"NegativeJobCheckpointInterval",
@@ -470,7 +472,7 @@ std::string EveryFieldScenario() {
                    "schedulingIntervalSeconds": 30, "preemptionDrainSeconds": 0,
                    "shareOrder": "ROUND_ROBIN", "victimOrder": "MOST_BORROWED_FIRST",
                    "backfill": true, "unassignedCapacity": "LENDABLE", "entitledCapacity": "LENDABLE",
-                   "horizonSeconds": 123456789.123},
+                   "timeLimitClock": "AT_HEAD", "horizonSeconds": 123456789.123},
     "events": [
       {"time": 3600.5, "action": "GetJobQueueSnapshot", "request": {}},
       {"time": 1, "action": "SubmitServiceJob",

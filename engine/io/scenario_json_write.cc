@@ -289,6 +289,9 @@ OrderedJson KnobsJson(const Knobs& k) {
   knobs["unassignedCapacity"] = UnassignedCapacityName(k.unassigned_capacity);
   knobs["entitledCapacity"] = EntitledCapacityName(k.entitled_capacity);
   knobs["victimReturn"] = VictimReturnName(k.victim_return);
+  // Written only when set, so that the scenarios and summaries of runs that
+  // do not use it keep their bytes.
+  if (k.time_limit_clock != TimeLimitClock::kFromReason) knobs["timeLimitClock"] = TimeLimitClockName(k.time_limit_clock);
   if (k.checkpoint_interval) knobs["checkpointIntervalSeconds"] = SecondsJson(*k.checkpoint_interval);
   if (k.horizon) knobs["horizonSeconds"] = SecondsJson(*k.horizon);
   if (k.capacity != CapacityModel{}) {

@@ -38,6 +38,10 @@ const char* EntitledCapacityName(EntitledCapacity e) {
   return e == EntitledCapacity::kWithheld ? "WITHHELD" : "LENDABLE";
 }
 
+const char* TimeLimitClockName(TimeLimitClock c) {
+  return c == TimeLimitClock::kFromReason ? "FROM_REASON" : "AT_HEAD";
+}
+
 const char* VictimReturnName(VictimReturn v) {
   return v == VictimReturn::kBehindReservation ? "BEHIND_RESERVATION" : "IN_PLACE";
 }

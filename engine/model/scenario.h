@@ -48,6 +48,10 @@ enum class EntitledCapacity : uint8_t { kWithheld, kLendable };
 // (docs/semantics.md §6, "Preemption cycles"): BEHIND_RESERVATION (default;
 // the holder stays the head) or IN_PLACE (at its old place, ahead of it).
 enum class VictimReturn : uint8_t { kBehindReservation, kInPlace };
+// When a MISCONFIGURATION reason's jobStateTimeLimitActions clock runs
+// (docs/semantics.md §5): FROM_REASON (default; from the moment the job got
+// the reason) or AT_HEAD (while the job is its share's head with it).
+enum class TimeLimitClock : uint8_t { kFromReason, kAtHead };
 enum class JobOutcome : uint8_t { kSucceeded, kFailed };
 
 // API spellings ("LEND_AND_BORROW", "ENABLED", ...).
@@ -58,6 +62,7 @@ const char* VictimOrderName(VictimOrder o);
 const char* UnassignedCapacityName(UnassignedCapacity u);
 const char* EntitledCapacityName(EntitledCapacity e);
 const char* VictimReturnName(VictimReturn v);
+const char* TimeLimitClockName(TimeLimitClock c);
 
 // {capacityUnit, maxCapacity}. maxCapacity is an int32 in the API; the parser
 // rejects non-integers and values outside int32 as malformed, and leaves range
@@ -138,6 +143,7 @@ struct Knobs {
   UnassignedCapacity unassigned_capacity = UnassignedCapacity::kUnused;
   EntitledCapacity entitled_capacity = EntitledCapacity::kWithheld;  // entitledCapacity
   VictimReturn victim_return = VictimReturn::kBehindReservation;      // victimReturn
+  TimeLimitClock time_limit_clock = TimeLimitClock::kFromReason;     // timeLimitClock
   // checkpointIntervalSeconds: a preempted attempt keeps its run up to its
   // last checkpoint (docs/semantics.md §6, "Checkpoints"); none: restarts.
   std::optional<SimTime> checkpoint_interval;

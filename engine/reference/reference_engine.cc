@@ -86,6 +86,7 @@ RunStats Engine::Run() {
       ProcessInternalAt(now_);
     }
     if (!stats_.stopped.empty()) break;
+    SweepHeadClocks();
     // Ticks. docs/semantics.md §1 schedules one after *each* batch with a
     // RUNNABLE job; we schedule it only after a batch that ran no pass: a
     // batch that ran one has settled (state changes only through events, and
@@ -121,7 +122,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
   // reason was cleared or replaced) are skipped silently.
   if (IsCancelled(e)) return;
   Job& j = jobs_[static_cast<size_t>(e.job)];
-  if (e.kind == EventKind::kTimeLimit) {
+  if (e.kind == EventKind::kTimeLimit || e.kind == EventKind::kHeadTimeLimit) {
     // §5: still RUNNABLE with the reason given when the clock started; the
     // queue's current entry for it (§7: UpdateJobQueue may have removed it).
     const JobStateTimeLimitAction* a = TimeLimitActionFor(j.reason);
@@ -233,6 +234,7 @@ void Engine::ProcessInternal(const InternalEvent& e) {
       break;
     }
     case EventKind::kTimeLimit:
+    case EventKind::kHeadTimeLimit:
     case EventKind::kTick:
       break;
   }

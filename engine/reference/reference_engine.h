@@ -58,6 +58,11 @@ struct Share {
   // DeleteQuotaShare (§7): kept as an empty share without limits, found by
   // no name lookup and listed in no snapshot.
   bool deleted = false;
+  // The head's MISCONFIGURATION time-limit clock (§5): the job and reason it
+  // runs for (kNone: none), and a generation its event carries.
+  int clock_job = kNone;
+  std::string clock_reason;
+  int64_t clock_gen = 0;
 };
 
 struct Job {
@@ -130,13 +135,14 @@ enum class EventKind : uint8_t {
   kDrainEnd,
   kTimeLimit,
   kTick,
-  kCapacityError  // SageMaker could not provision the attempt (§2, "Capacity")
+  kCapacityError,  // SageMaker could not provision the attempt (§2, "Capacity")
+  kHeadTimeLimit   // a head's MISCONFIGURATION clock ran out (§5)
 };
 
 struct InternalEvent {
   EventKind kind = EventKind::kTick;
   int job = kNone;
-  int64_t token = 0;  // job epoch (life cycle) or reason version (time limit)
+  int64_t token = 0;  // job epoch (life cycle), reason version (time limit) or clock generation (head time limit)
 };
 
 // An exact non-negative ratio Use/L, or infinity.
@@ -612,8 +618,14 @@ class Engine {
     if (e.kind == EventKind::kTick) return false;
     const Job& j = jobs_[static_cast<size_t>(e.job)];
     if (e.kind == EventKind::kTimeLimit) {
-      // §5: still RUNNABLE with the reason given when the clock started.
+      // §2: still RUNNABLE with the reason given when the clock started.
       return j.status != JobStatus::kRunnable || j.reason_version != e.token;
+    }
+    if (e.kind == EventKind::kHeadTimeLimit) {
+      // §5: still its share's head with the reason its clock started for.
+      const Share& sh = shares_[static_cast<size_t>(j.share)];
+      return sh.clock_gen != e.token || sh.clock_job != e.job || j.status != JobStatus::kRunnable ||
+             j.reason != sh.clock_reason || Head(j.share) != e.job;
     }
     return j.epoch != e.token;
   }
@@ -640,6 +652,7 @@ class Engine {
   std::string_view NeverFitReason(const Job& j) const;
   bool LookAt(int ji);
   void StartTimeLimitClock(int ji);
+  void SweepHeadClocks();
   void Dispatch(int ji, int64_t own, std::vector<Part> parts);
   bool TryCrossShareReclaim(int ji);
   bool VictimBefore(int a, int b) const;

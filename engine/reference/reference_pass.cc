@@ -85,7 +85,7 @@ bool Engine::LookAt(int ji) {
   if (!reason.empty()) {
     if (j.reason != reason) {
       SetStatus(j, JobStatus::kRunnable, reason);
-      StartTimeLimitClock(ji);
+      if (sc_.knobs.time_limit_clock == TimeLimitClock::kFromReason) StartTimeLimitClock(ji);
     }
     if (j.has_reservation) DropReservation(ji);
     return true;
@@ -94,10 +94,36 @@ bool Engine::LookAt(int ji) {
   return false;
 }
 
+// §5, timeLimitClock FROM_REASON: the clock starts with the reason.
 void Engine::StartTimeLimitClock(int ji) {
   const Job& j = jobs_[static_cast<size_t>(ji)];
   if (const JobStateTimeLimitAction* a = TimeLimitActionFor(j.reason)) {
     Schedule(now_ + a->max_time_seconds * kMillisPerSecond, InternalEvent{EventKind::kTimeLimit, ji, j.reason_version});
+  }
+}
+
+// §5, timeLimitClock AT_HEAD: a MISCONFIGURATION reason's clock runs while
+// the job is its share's head with that reason; looked at for every share
+// at the end of an instant.
+void Engine::SweepHeadClocks() {
+  if (sc_.knobs.time_limit_clock != TimeLimitClock::kAtHead) return;
+  for (size_t s = 0; s < shares_.size(); ++s) {
+    Share& sh = shares_[s];
+    const int h = Head(static_cast<int>(s));
+    int job = kNone;
+    std::string reason;
+    if (h != kNone && IsMisconfiguration(jobs_[static_cast<size_t>(h)].reason)) {
+      job = h;
+      reason = jobs_[static_cast<size_t>(h)].reason;
+    }
+    if (job == sh.clock_job && reason == sh.clock_reason) continue;
+    sh.clock_job = job;
+    sh.clock_reason = reason;
+    ++sh.clock_gen;
+    if (job == kNone) continue;
+    if (const JobStateTimeLimitAction* a = TimeLimitActionFor(reason)) {
+      Schedule(now_ + a->max_time_seconds * kMillisPerSecond, InternalEvent{EventKind::kHeadTimeLimit, job, sh.clock_gen});
+    }
   }
 }
 

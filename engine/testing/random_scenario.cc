@@ -242,6 +242,9 @@ Scenario RandomScenario(uint64_t seed, const RandomScenarioOptions& opt) {
     std::sort(m.types.begin(), m.types.end(),
               [](const TypeLatencies& a, const TypeLatencies& b) { return a.instance_type < b.instance_type; });
   }
+  // Drawn last, so that the scenarios of every seed before the knob existed
+  // are unchanged.
+  if (opt.random_knobs && rng.Chance(30)) k.time_limit_clock = TimeLimitClock::kAtHead;
   return sc;
 }
 

@@ -364,6 +364,10 @@ class ScenarioBuilder {
     sc_.knobs.victim_return = v;
     return *this;
   }
+  ScenarioBuilder& Clock(TimeLimitClock c) {
+    sc_.knobs.time_limit_clock = c;
+    return *this;
+  }
   ScenarioBuilder& Entitled(EntitledCapacity e) {
     sc_.knobs.entitled_capacity = e;
     return *this;
