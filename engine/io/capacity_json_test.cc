@@ -94,6 +94,11 @@ TEST(CapacityJsonTest, AModelThatCanStickForEverNeedsAWayToEnd) {
   Json with_horizon = WithCapacity(sticky, false);
   with_horizon["simulation"]["horizonSeconds"] = 1000;
   EXPECT_EQ(ErrorOf(with_horizon), "");
+  // An entry naming the whole reason text matches it as its code does.
+  Json whole_reason = WithCapacity(sticky, true);
+  whole_reason["jobQueue"]["jobStateTimeLimitActions"][0]["reason"] =
+      "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Unable to provision requested compute resources";
+  EXPECT_EQ(ErrorOf(whole_reason), "");
   // A probability below 1 without a schedule ends by itself.
   EXPECT_EQ(ErrorOf(WithCapacity(Json::parse(R"({"instanceTypes": {"x": {"failureProbability": 0.9}}})"), false)),
             "");
