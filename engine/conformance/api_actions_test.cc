@@ -145,24 +145,34 @@ std::vector<ApiCase> Cases() {
               1600000};
     cases.push_back(c);
   }
-  // The time-limit clock runs while the job is its share's head (§5;
-  // "remained at the head of the queue", API Reference,
-  // JobStateTimeLimitAction). env g 2; A RESERVE L=1, B RESERVE L=1; the
-  // queue terminates QUOTA_MANAGEMENT_LIMIT_EXCEEDED after 600 s. r (A)
-  // runs 0-400. big (A, n=2 > L) gets the reason at 0 as A's head: a clock
-  // due at 600. At 50 quick (A, priority 5) and at 100 hi (A, priority 9)
-  // arrive ahead of big and wait (r holds A's one instance): big is not the
-  // head from 50, and its clock stops. r ends at 400: hi runs 400-500, quick
-  // 500-600; big is the head again when quick starts at 500, and its clock
-  // starts afresh: FAILED at 1100, not 600. b1 (B, n=2) gets the reason at 1300; at 1350
-  // b0 (B, priority 5) gets ahead of it and starts in the same instant: b1
-  // was never off the head at the end of an instant, so its clock runs on
-  // and fires at 1900.
-  {
-    ApiCase c{"TimeLimitClockRunsAtTheHead",
+  // The time-limit clock under both readings (§5). env g 2; A RESERVE L=1,
+  // B RESERVE L=1; the queue terminates QUOTA_MANAGEMENT_LIMIT_EXCEEDED
+  // after 600 s. r (A) runs 0-400. big (A, n=2 > L) gets the reason at 0 as
+  // A's head. At 50 quick (A, priority 5) and at 100 hi (A, priority 9)
+  // arrive ahead of big and wait (r holds A's one instance). r ends at 400:
+  // hi runs 400-500, quick 500-600. b1 (B, n=2) gets the reason at 1300; at
+  // 1350 b0 (B, priority 5) gets ahead of it and starts in the same instant.
+  //  * FROM_REASON (the default): big's clock runs from the reason at 0
+  //    whatever is ahead of it: FAILED at 600; b1's at 1900.
+  //  * AT_HEAD ("remained at the head of the queue", API Reference,
+  //    JobStateTimeLimitAction): big is not the head from 50, and its clock
+  //    stops; it is the head again when quick starts at 500, and its clock
+  //    starts afresh: FAILED at 1100. b1 was never off the head at the end
+  //    of an instant, so its clock runs on and fires at 1900.
+  const std::string kQleFailed = S(reasons::kTimeLimitPrefix) + kQleCode;
+  for (const TimeLimitClock clock : {TimeLimitClock::kFromReason, TimeLimitClock::kAtHead}) {
+    const bool at_head = clock == TimeLimitClock::kAtHead;
+    std::vector<std::string> key = {"0.0 r SCHEDULED n=1", "0.0 big RUNNABLE " + kQle, "400.0 r SUCCEEDED",
+                                    "400.0 hi SCHEDULED n=1", "500.0 hi SUCCEEDED", "500.0 quick SCHEDULED n=1"};
+    if (!at_head) key.push_back("600.0 big FAILED " + kQleFailed);
+    key.push_back("600.0 quick SUCCEEDED");
+    if (at_head) key.push_back("1100.0 big FAILED " + kQleFailed);
+    key.insert(key.end(), {"1300.0 b1 RUNNABLE " + kQle, "1350.0 b0 SCHEDULED n=1", "1450.0 b0 SUCCEEDED",
+                           "1900.0 b1 FAILED " + kQleFailed});
+    ApiCase c{at_head ? "TimeLimitClockRunsAtTheHead" : "TimeLimitClockFromReason",
               ScenarioBuilder()
                   .Environment({{kG, 2}})
-                  .Clock(TimeLimitClock::kAtHead)
+                  .Clock(clock)
                   .TimeLimitAction(kQleCode, 600)
                   .Share(ShareBuilder("A").Limit(kG, 1).Reserve())
                   .Share(ShareBuilder("B").Limit(kG, 1).Reserve())
@@ -173,35 +183,7 @@ std::vector<ApiCase> Cases() {
                   .Submit(1300, JobBuilder("b1", "B").Instances(kG, 2).Run(100))
                   .Submit(1350, JobBuilder("b0", "B").Priority(5).Run(100))
                   .Build(),
-              {"0.0 r SCHEDULED n=1", "0.0 big RUNNABLE " + kQle, "400.0 r SUCCEEDED", "400.0 hi SCHEDULED n=1",
-               "500.0 hi SUCCEEDED", "500.0 quick SCHEDULED n=1", "600.0 quick SUCCEEDED",
-               "1100.0 big FAILED " + S(reasons::kTimeLimitPrefix) + kQleCode, "1300.0 b1 RUNNABLE " + kQle,
-               "1350.0 b0 SCHEDULED n=1", "1450.0 b0 SUCCEEDED", "1900.0 b1 FAILED " + S(reasons::kTimeLimitPrefix) + kQleCode},
-              {},
-              1900000};
-    cases.push_back(c);
-  }
-  // The same under timeLimitClock FROM_REASON (the default): big's clock
-  // runs from the reason at 0 whatever is ahead of it, so it is FAILED at
-  // 600 (while quick and hi wait ahead of it); b1 at 1900 as above.
-  {
-    ApiCase c{"TimeLimitClockFromReason",
-              ScenarioBuilder()
-                  .Environment({{kG, 2}})
-                  .TimeLimitAction(kQleCode, 600)
-                  .Share(ShareBuilder("A").Limit(kG, 1).Reserve())
-                  .Share(ShareBuilder("B").Limit(kG, 1).Reserve())
-                  .Submit(0, JobBuilder("r", "A").Run(400))
-                  .Submit(0, JobBuilder("big", "A").Instances(kG, 2).Run(100))
-                  .Submit(50, JobBuilder("quick", "A").Priority(5).Run(100))
-                  .Submit(100, JobBuilder("hi", "A").Priority(9).Run(100))
-                  .Submit(1300, JobBuilder("b1", "B").Instances(kG, 2).Run(100))
-                  .Submit(1350, JobBuilder("b0", "B").Priority(5).Run(100))
-                  .Build(),
-              {"0.0 r SCHEDULED n=1", "0.0 big RUNNABLE " + kQle, "400.0 r SUCCEEDED", "400.0 hi SCHEDULED n=1",
-               "500.0 hi SUCCEEDED", "500.0 quick SCHEDULED n=1", "600.0 big FAILED " + S(reasons::kTimeLimitPrefix) + kQleCode, "600.0 quick SUCCEEDED",
-               "1300.0 b1 RUNNABLE " + kQle,
-               "1350.0 b0 SCHEDULED n=1", "1450.0 b0 SUCCEEDED", "1900.0 b1 FAILED " + S(reasons::kTimeLimitPrefix) + kQleCode},
+              key,
               {},
               1900000};
     cases.push_back(c);
