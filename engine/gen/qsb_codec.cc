@@ -44,6 +44,28 @@ void PutSubmitFields(Writer& w, const QsbSubmitView& v) {
   }
 }
 
+// The fields CreateQuotaShare and UpdateQuotaShare share, after their
+// name / ARN, in declaration order (engine/model/scenario.h).
+template <typename ShareRequest>
+void PutShareConfig(Writer& w, const ShareRequest& r) {
+  w.OLimits(r.capacity_limits);
+  w.B(r.has_resource_sharing);
+  w.OE(r.strategy);
+  w.OI(r.borrow_limit);
+  w.OE(r.in_share_preemption);
+  w.OE(r.state);
+}
+
+template <typename ShareRequest>
+void GetShareConfig(Reader& rd, ShareRequest& r) {
+  r.capacity_limits = rd.OLimits();
+  r.has_resource_sharing = rd.B();
+  r.strategy = rd.OE<Strategy>(3, "strategy");
+  r.borrow_limit = rd.OInt32("borrowLimit");
+  r.in_share_preemption = rd.OE<Toggle>(2, "inSharePreemption");
+  r.state = rd.OE<Toggle>(2, "state");
+}
+
 void PutRequest(Writer& w, const Request& req) {
   w.U(req.index());
   std::visit(
@@ -60,20 +82,10 @@ void PutRequest(Writer& w, const Request& req) {
         } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest>) {
           w.OS(r.quota_share_name);
           w.OS(r.job_queue);
-          w.OLimits(r.capacity_limits);
-          w.B(r.has_resource_sharing);
-          w.OE(r.strategy);
-          w.OI(r.borrow_limit);
-          w.OE(r.in_share_preemption);
-          w.OE(r.state);
+          PutShareConfig(w, r);
         } else if constexpr (std::is_same_v<T, UpdateQuotaShareRequest>) {
           w.OS(r.quota_share_arn);
-          w.OLimits(r.capacity_limits);
-          w.B(r.has_resource_sharing);
-          w.OE(r.strategy);
-          w.OI(r.borrow_limit);
-          w.OE(r.in_share_preemption);
-          w.OE(r.state);
+          PutShareConfig(w, r);
         } else if constexpr (std::is_same_v<T, UpdateServiceEnvironmentRequest>) {
           w.OS(r.service_environment);
           w.OE(r.state);
@@ -149,23 +161,13 @@ Request GetRequest(Reader& rd) {
       CreateQuotaShareRequest r;
       r.quota_share_name = rd.OS();
       r.job_queue = rd.OS();
-      r.capacity_limits = rd.OLimits();
-      r.has_resource_sharing = rd.B();
-      r.strategy = rd.OE<Strategy>(3, "strategy");
-      r.borrow_limit = rd.OInt32("borrowLimit");
-      r.in_share_preemption = rd.OE<Toggle>(2, "inSharePreemption");
-      r.state = rd.OE<Toggle>(2, "state");
+      GetShareConfig(rd, r);
       return r;
     }
     case 4: {
       UpdateQuotaShareRequest r;
       r.quota_share_arn = rd.OS();
-      r.capacity_limits = rd.OLimits();
-      r.has_resource_sharing = rd.B();
-      r.strategy = rd.OE<Strategy>(3, "strategy");
-      r.borrow_limit = rd.OInt32("borrowLimit");
-      r.in_share_preemption = rd.OE<Toggle>(2, "inSharePreemption");
-      r.state = rd.OE<Toggle>(2, "state");
+      GetShareConfig(rd, r);
       return r;
     }
     case 5: {
