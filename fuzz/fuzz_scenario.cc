@@ -399,8 +399,11 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
                                              Strategy::kReserve};
   // Small caps too (0 and 25% of limits of 1-4 instances are 0 or 1), so
   // that a borrower often reaches its cap exactly: off-by-one errors in the
-  // cap show only there.
-  static constexpr int64_t kBorrow[] = {-1, 100, 50, 200, 0, 25};
+  // cap show only there. 25% comes first: exhausted bytes pick it, so the
+  // default scenario has a borrower at a cap of 0 or 1 (the borrow-cap
+  // mutant then escaped an empty corpus in one of two 60 s runs; with 25%
+  // first it is caught within a second).
+  static constexpr int64_t kBorrow[] = {25, -1, 100, 50, 200, 0};
   for (int s = 0; s < nshares; ++s) {
     CreateQuotaShareRequest r;
     r.quota_share_name = "S" + std::to_string(s);

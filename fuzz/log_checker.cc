@@ -330,6 +330,187 @@ bool LogChecker::MayLeadReturned(const Job& j) const {
   return true;
 }
 
+int64_t LogChecker::BorrowedOf(const Job& j) const {
+  int64_t b = 0;
+  for (const Part& p : j.parts) b += p.qty;
+  return b;
+}
+
+SimTime LogChecker::DispatchedAt(const Job& j) const {
+  return j.attempt >= 0 ? attempts_[static_cast<size_t>(j.attempt)].at : -1;
+}
+
+int LogChecker::VictimGroup(const Job& c, const Job& p, bool in_share) const {
+  const std::string& u = p.req->instance_type;
+  if (c.unit != u) return -1;
+  if (in_share) return c.share == p.share && c.priority < p.priority ? 0 : -1;
+  if (c.share == p.share) return -1;
+  for (const Part& part : c.parts) {
+    if (part.lender == p.share) return 0;
+  }
+  if (!c.parts.empty()) return 1;
+  auto it = shares_.find(c.share);
+  if (it != shares_.end() && Get(it->second.own, u) > Limit(it->second, u)) return 1;
+  return -1;
+}
+
+bool LogChecker::VictimBefore(const std::string& an, const Job& a, int ag, const std::string& bn, const Job& b,
+                              int bg) const {
+  if (ag != bg) return ag < bg;
+  const int64_t ab = BorrowedOf(a), bb = BorrowedOf(b);
+  if (sc_.knobs.victim_order == VictimOrder::kMostBorrowedFirst && ab != bb) return ab > bb;
+  if (a.priority != b.priority) return a.priority < b.priority;
+  const SimTime at = DispatchedAt(a), bt = DispatchedAt(b);
+  if (at != bt) return at > bt;
+  if (ab != bb) return ab > bb;
+  return an < bn;
+}
+
+void LogChecker::FlushVictimSet() {
+  if (victim_set_.empty()) return;
+  std::vector<std::string> set;
+  set.swap(victim_set_);
+  if (!victim_set_known_) return;
+  const Job& p = jobs_.at(victim_for_);
+  const Share& s = shares_.at(p.share);
+  const std::string& u = p.req->instance_type;
+  const int64_t n = p.req->instance_count;
+  const int64_t h = Limit(s, u) - Get(s.own, u) - Get(s.lent, u);
+  const int64_t free = Get(se_, u) - Get(use_, u);
+  auto from_s = [&](const Job& v) {
+    int64_t q = 0;
+    for (const Part& part : v.parts) q += part.lender == p.share ? part.qty : 0;
+    return q;
+  };
+  int64_t fs = 0, nv = 0;
+  for (const std::string& v : set) {
+    fs += from_s(jobs_.at(v));
+    nv += attempts_[static_cast<size_t>(jobs_.at(v).attempt)].n;
+  }
+  QS_FUZZ_CHECK(h + fs >= n && free + nv >= n,
+                "victims: the cross-share preemption for " << victim_for_ << " (" << n << " " << u << ") at t=" << now_
+                                                           << " gives back too little: H " << h << " + " << fs
+                                                           << " from " << p.share << ", free " << free << " + " << nv);
+  for (const std::string& v : set) {
+    const Job& vj = jobs_.at(v);
+    const int64_t fv = from_s(vj), n_v = attempts_[static_cast<size_t>(vj.attempt)].n;
+    QS_FUZZ_CHECK(!(h + fs - fv >= n && free + nv - n_v >= n),
+                  "victims: " << v << " is preempted for " << victim_for_ << " (" << n << " " << u << ") at t=" << now_
+                              << " although the other " << set.size() - 1 << " victim(s) give back enough (H " << h
+                              << " + " << fs - fv << " from " << p.share << ", free " << free << " + " << nv - n_v
+                              << "): fill-back keeps no victim the fit test holds without");
+  }
+}
+
+void LogChecker::CheckVictim(const std::string& name, const Job& v, const std::string& for_name, const Job& p,
+                             bool in_share, bool p_was_reserved) {
+  const char* kind = in_share ? "in-share" : "cross-share";
+  const int vg = VictimGroup(v, p, in_share);
+  QS_FUZZ_CHECK(vg >= 0, "victims: " << name << " (" << v.unit << ", share " << v.share << ", priority " << v.priority
+                                     << ", borrowed " << BorrowedOf(v) << ") is no candidate of the " << kind
+                                     << " preemption for " << for_name << " (" << p.req->instance_type << ", share "
+                                     << p.share << ", priority " << p.priority << ")");
+  const PreemptionType type = in_share ? PreemptionType::kInShare : PreemptionType::kCrossShare;
+  if (!victim_set_.empty()) {  // the same preemption (OnJob flushed the set otherwise)
+    const Job& prev = jobs_.at(victim_name_);
+    QS_FUZZ_CHECK(VictimBefore(victim_name_, prev, VictimGroup(prev, p, in_share), name, v, vg),
+                  "victim order: " << victim_name_ << " is logged before " << name << " in the " << kind
+                                   << " preemption for " << for_name << " at t=" << now_
+                                   << " but does not rank before it in " << VictimOrderName(sc_.knobs.victim_order));
+  } else {
+    victim_set_known_ = !in_share && !p_was_reserved;
+    for (const auto& [n, k] : jobs_) {
+      if (k.seen && (k.frozen || (k.status == JobStatus::kRunnable && k.reserved && &k != &p))) {
+        victim_set_known_ = false;
+      }
+    }
+  }
+  victim_set_.push_back(name);
+  victim_time_ = now_;
+  victim_for_ = for_name;
+  victim_type_ = type;
+  victim_name_ = name;
+  // A candidate ranked before `v` that gives back the same sums was marked
+  // before it; the fit test cannot tell them apart, so fill-back cannot keep
+  // `v` and drop it.
+  std::map<std::string, int64_t> from_v;
+  for (const Part& part : v.parts) from_v[part.lender] += part.qty;
+  for (const auto& [cn, c] : jobs_) {
+    if (&c == &v || !c.seen || c.frozen || !IsDispatched(c.status)) continue;
+    const int cg = VictimGroup(c, p, in_share);
+    if (cg < 0 || c.own != v.own || BorrowedOf(c) != BorrowedOf(v) || !VictimBefore(cn, c, cg, name, v, vg)) continue;
+    std::map<std::string, int64_t> from_c;
+    for (const Part& part : c.parts) from_c[part.lender] += part.qty;
+    QS_FUZZ_CHECK(from_c != from_v, "victim order: " << name << " preempted (" << kind << ") for " << for_name
+                                                     << " at t=" << now_ << " while " << cn
+                                                     << ", ranked before it and giving back the same, is spared");
+  }
+}
+
+bool LogChecker::VisitedBefore(const std::string& a, const std::string& b) const {
+  const Share& sa = shares_.at(a);
+  const Share& sb = shares_.at(b);
+  if (sc_.knobs.share_order == ShareOrder::kDeclaration) return sa.order < sb.order;
+  // UNDER_LIMIT_FIRST: r = max over units of Use / L (L = 0 with use: infinite).
+  auto ratio = [&](const Share& s) {
+    std::pair<int64_t, int64_t> r{0, 1};  // num, den; den 0 = infinite
+    std::set<std::string> units;
+    for (const auto* m : {&s.limit, &s.own, &s.borrowed}) {
+      for (const auto& [u, v] : *m) units.insert(u);
+    }
+    for (const std::string& u : units) {
+      const int64_t use = Get(s.own, u) + Get(s.borrowed, u), l = Limit(s, u);
+      if (l <= 0) {
+        if (use > 0) return std::pair<int64_t, int64_t>{1, 0};
+        continue;
+      }
+      if (static_cast<__int128>(use) * r.second > static_cast<__int128>(r.first) * l) r = {use, l};
+    }
+    return r;
+  };
+  const auto ra = ratio(sa), rb = ratio(sb);
+  if ((ra.second == 0) != (rb.second == 0)) return rb.second == 0;
+  if (ra.second != 0) {
+    const __int128 x = static_cast<__int128>(ra.first) * rb.second, y = static_cast<__int128>(rb.first) * ra.second;
+    if (x != y) return x < y;
+  }
+  const Job* ha = HeadOf(a).second;
+  const Job* hb = HeadOf(b).second;
+  if ((ha == nullptr) != (hb == nullptr)) return ha != nullptr;
+  if (ha != nullptr) {
+    if (ha->created_at != hb->created_at) return ha->created_at < hb->created_at;
+    if (ha->index != hb->index) return ha->index < hb->index;
+  }
+  return a < b;
+}
+
+void LogChecker::CheckVisitingOrder(const std::string& name, const Job& j, bool own_only) {
+  if (dispatch_instant_ != now_) {
+    dispatch_instant_ = now_;
+    dispatched_shares_.clear();
+  }
+  const bool first = dispatched_shares_.insert(j.share).second;
+  const ShareOrder order = sc_.knobs.share_order;
+  if (!first || !own_only || order == ShareOrder::kRoundRobin || !env_enabled_) return;
+  for (const auto& [n, k] : jobs_) {
+    if (k.seen && (k.frozen || (k.status == JobStatus::kRunnable && k.reserved))) return;
+  }
+  for (const auto& [an, a] : shares_) {
+    if (!a.exists || an == j.share) continue;
+    const auto [hn, h] = HeadOf(an);
+    if (h == nullptr) continue;
+    const std::string& u = h->req->instance_type;
+    const int64_t n = h->req->instance_count;
+    const int64_t l = Limit(a, u), own = Get(a.own, u), lent = Get(a.lent, u);
+    if (own + n > l || l - own - lent < n || Get(se_, u) - Get(use_, u) < n) continue;
+    QS_FUZZ_CHECK(!VisitedBefore(an, j.share),
+                  "visiting order: " << name << " of " << j.share << " dispatched at t=" << now_ << " while share "
+                                     << an << ", visited before it (" << ShareOrderName(order) << "), has head "
+                                     << *hn << " (" << n << " " << u << ") that its own limit and the free "
+                                     << "capacity let start");
+  }
+}
+
 bool LogChecker::RanksBefore(const Job& a, const Job& b) const {
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.created_at != b.created_at) return a.created_at < b.created_at;
@@ -362,6 +543,10 @@ LogChecker::Job& LogChecker::JobFor(const JobRecord& r) {
 }
 
 void LogChecker::OnJob(const JobRecord& r) {
+  if (!(r.preemption != PreemptionType::kNone && r.preemption == victim_type_ && r.time == victim_time_ &&
+        r.preempted_for == victim_for_)) {
+    FlushVictimSet();
+  }
   Now(r.time);
   ++line_;
   const std::string name(r.job_name);
@@ -403,6 +588,7 @@ void LogChecker::OnJob(const JobRecord& r) {
     QS_FUZZ_CHECK(it != jobs_.end() && it->second.seen && it->second.status == JobStatus::kRunnable,
                   "invariant 6: " << name << " preempted for " << r.preempted_for << " which is not RUNNABLE");
     Job& beneficiary = it->second;
+    const bool was_reserved = beneficiary.reserved;
     beneficiary.reserved = true;
     if (in_share) {
       QS_FUZZ_CHECK(beneficiary.share == j.share && j.priority < beneficiary.priority,
@@ -413,6 +599,7 @@ void LogChecker::OnJob(const JobRecord& r) {
       QS_FUZZ_CHECK(beneficiary.share != j.share,
                     "preemption: cross-share victim " << name << " is in the same share as " << r.preempted_for);
     }
+    CheckVictim(name, j, std::string(r.preempted_for), beneficiary, in_share, was_reserved);
     // Checkpoints: whole intervals of the run since the RUNNING line.
     const std::optional<SimTime> interval =
         req.checkpoint_interval ? req.checkpoint_interval : sc_.knobs.checkpoint_interval;
@@ -524,6 +711,7 @@ void LogChecker::OnJob(const JobRecord& r) {
                                                                 << " without backfill");
             }
           }
+          CheckVisitingOrder(name, j, r.borrowed.empty());
           j.returned_at = -1;
           j.reserved = false;
           const std::string unit(r.capacity_unit);
@@ -653,6 +841,7 @@ void LogChecker::OnJob(const JobRecord& r) {
 }
 
 void LogChecker::OnRejected(const RejectedRecord& r) {
+  FlushVictimSet();
   Now(r.time);
   const std::string path(r.path);
   const ScenarioEvent* ev = nullptr;
@@ -668,6 +857,7 @@ void LogChecker::OnRejected(const RejectedRecord& r) {
 }
 
 void LogChecker::OnSnapshot(const SnapshotRecord& r) {
+  FlushVictimSet();
   Now(r.time);
   size_t nonzero = 0;
   for (const auto& [u, use] : use_) nonzero += use != 0 ? 1 : 0;
@@ -695,6 +885,7 @@ void LogChecker::OnSnapshot(const SnapshotRecord& r) {
 }
 
 void LogChecker::OnCapacity(const CapacityRecord& r) {
+  FlushVictimSet();
   Now(r.time);
   const std::string u(r.capacity_unit);
   se_[u] = r.max_capacity;
@@ -702,6 +893,7 @@ void LogChecker::OnCapacity(const CapacityRecord& r) {
 }
 
 void LogChecker::OnEnd(SimTime end_time) {
+  FlushVictimSet();
   QS_FUZZ_CHECK(end_time >= now_, "end: end time " << end_time << " before the last record " << now_);
   CheckTerminatesBefore(end_time, /*inclusive=*/true);
   CheckDeletesBefore(end_time, /*inclusive=*/true);

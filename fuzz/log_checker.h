@@ -30,6 +30,26 @@
 //                dispatched ahead of returned victims
 //  entitled      (entitledCapacity WITHHELD) no share lends a unit while its
 //  capacity      head waits for that unit within its own limit
+//  victims       every victim is a candidate of its preemption (same unit;
+//                cross-share: group A, borrowing from the preemptor's share,
+//                or group B, borrowing or over its share's limit; in-share:
+//                strictly lower priority); the victims of one preemption
+//                are logged in candidate order (group, then victimOrder with
+//                its tie-breaks); and no candidate ranked before a victim
+//                that would give back exactly what that victim gives back
+//                (instances, own, parts per lender) is spared: the fit test
+//                sees only those sums, so the walk and its fill-back keep
+//                the earlier of two such jobs (docs/semantics.md §6); a
+//                cross-share set chosen while no reservation or drain was in
+//                flight passes the fit test (H + parts drawn from the
+//                preemptor's share >= n, Free + n(V) >= n) and none of its
+//                victims could be left out (fill-back)
+//  visiting      (DECLARATION, UNDER_LIMIT_FIRST) at a share's first
+//  order         dispatch of an instant from its own limit (phase 1), while
+//                no reservation or drain is in flight (so Free and H are
+//                known exactly), no share visited before it in that round
+//                has a head that phase 1 would dispatch (Own + n <= L,
+//                H >= n, Free >= n): that share would have taken it first
 //  capacity      (simulation.capacity) a capacity error comes errorSeconds
 //                after SCHEDULED with the documented reason and uses no
 //                attempt; replayed in line order at the end, every attempt's
@@ -175,6 +195,22 @@ class LogChecker : public LogSink {
   // returned victims (docs/semantics.md §6).
   bool MayLeadReturned(const Job& j) const;
   bool IsTerminateLine(const std::string& job, const JobRecord& r) const;
+  // Victim choice (docs/semantics.md §6): whether `c` is a candidate of a
+  // preemption for `p` (its group: 0 = A, 1 = B, 0 for in-share; -1 = not
+  // a candidate), and whether (group, victimOrder key) ranks `a` before `b`.
+  int VictimGroup(const Job& c, const Job& p, bool in_share) const;
+  bool VictimBefore(const std::string& an, const Job& a, int ag, const std::string& bn, const Job& b, int bg) const;
+  int64_t BorrowedOf(const Job& j) const;
+  SimTime DispatchedAt(const Job& j) const;
+  void CheckVictim(const std::string& name, const Job& v, const std::string& for_name, const Job& p, bool in_share,
+                   bool p_was_reserved);
+  // At the record after a preemption's last victim line: a cross-share set
+  // chosen while no reservation or drain was in flight (Free and H exact)
+  // passes the fit test and no victim of it could be spared.
+  void FlushVictimSet();
+  // Share visiting order (docs/semantics.md §4) at an own-limit dispatch.
+  void CheckVisitingOrder(const std::string& name, const Job& j, bool own_only);
+  bool VisitedBefore(const std::string& a, const std::string& b) const;
   void CheckTerminatesBefore(SimTime t, bool inclusive);
   void CheckDeletesBefore(SimTime t, bool inclusive);
   // The jobStateTimeLimitActions in effect at `t` (updates at t included;
@@ -213,6 +249,17 @@ class LogChecker : public LogSink {
   std::vector<ActionsUpdate> action_updates_;
   std::vector<Attempt> attempts_;
   int64_t line_ = 0;  // job lines so far
+  // The last victim line: its time, preemptor, type and victim.
+  SimTime victim_time_ = -1;
+  std::string victim_for_, victim_name_;
+  PreemptionType victim_type_ = PreemptionType::kNone;
+  // The victims of the preemption being logged; whether its fit test can be
+  // evaluated exactly.
+  std::vector<std::string> victim_set_;
+  bool victim_set_known_ = false;
+  // Shares with a dispatch line at instant dispatch_instant_.
+  SimTime dispatch_instant_ = -1;
+  std::set<std::string> dispatched_shares_;
   size_t next_terminate_ = 0;
 };
 

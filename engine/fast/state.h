@@ -316,7 +316,7 @@ struct FastState {
     if (knobs.victim_order == VictimOrder::kMostBorrowedFirst) {
       return VictimKey{-j.borrowed_total, j.priority, -j.dispatched_at, j.name_rank, id};
     }
-    return VictimKey{j.priority, -j.dispatched_at, -j.borrowed_total, j.name_rank, id};
+    return VictimKey{j.priority, QsMutant(15) ? j.dispatched_at : -j.dispatched_at, -j.borrowed_total, j.name_rank, id};
   }
   // The MISCONFIGURATION reason of a head that can never start under the
   // current configuration, or "".

@@ -71,7 +71,7 @@ const std::vector<int32_t>& VisitOrder::Compute(const FastState& st) {
       return l < r;
     }
     // Equal ratios: the older head first, then the share name.
-    if (x.head != y.head) return x.head < y.head;
+    if (x.head != y.head && !QsMutant(16)) return x.head < y.head;
     return x.name_rank < y.name_rank;
   };
   // Insertion sort: a queue holds at most kMaxQuotaShares (20) shares.

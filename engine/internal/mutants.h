@@ -19,6 +19,8 @@
 //  12 MaxRuntimeInSeconds ignored  (only timeoutConfig ends an attempt early)
 //  13 availability off by one      (an attempt is provisioned one instance beyond availability)
 //  14 capacity clock restarts      (the time limit counts from the last capacity error, not the first SCHEDULED)
+//  15 victim tie-break reversed    (among equal priorities the oldest dispatch is preempted first)
+//  16 visiting tie-break by name   (UNDER_LIMIT_FIRST: equal ratios ignore the older head)
 #ifndef QS_ENGINE_INTERNAL_MUTANTS_H_
 #define QS_ENGINE_INTERNAL_MUTANTS_H_
 
@@ -28,7 +30,7 @@
 
 namespace qs::engine_internal {
 
-inline constexpr int kMutantCount = 14;
+inline constexpr int kMutantCount = 16;
 constexpr bool QsMutant(int id) { return QS_MUTANT == id; }
 
 }  // namespace qs::engine_internal
