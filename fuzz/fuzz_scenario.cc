@@ -11,6 +11,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include "engine/io/scenario_json.h"
+#include "engine/testing/random_scenario.h"
 
 namespace qs::fuzz {
 namespace {
@@ -503,9 +504,11 @@ Scenario DecodeContended(FuzzedDataProvider& p) {
 
 }  // namespace
 
-bool WithinFuzzBounds(const Scenario& sc) {
-  if (sc.submit_count > kMaxJobs) return false;
-  if (sc.events.size() > static_cast<size_t>(kMaxEvents + 25)) return false;
+bool WithinFuzzBounds(const Scenario& sc) { return WithinBounds(sc, kMaxJobs, kMaxEvents + 25); }
+
+bool WithinBounds(const Scenario& sc, int max_jobs, int max_events) {
+  if (sc.submit_count > max_jobs) return false;
+  if (sc.events.size() > static_cast<size_t>(max_events)) return false;
   if (sc.service_environment.capacity_limits.size() > 8) return false;
   // Simulated time bounds the number of scheduling ticks: keep the latest
   // event plus all run time (times attempts) small, and the drain short.
@@ -534,6 +537,15 @@ std::optional<Scenario> ScenarioFromFuzzInput(const uint8_t* data, size_t size) 
         ParseScenario(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
     if (!sc.ok() || !WithinFuzzBounds(*sc)) return std::nullopt;
     return *std::move(sc);
+  }
+  if (size > 0 && data[0] == kRandomMagic) {
+    uint64_t seed = 0;
+    for (size_t i = 1; i < size && i <= 8; ++i) seed |= static_cast<uint64_t>(data[i]) << (8 * (i - 1));
+    testing::RandomScenarioOptions opt;
+    opt.max_jobs = kMaxRandomJobs;
+    Scenario sc = testing::RandomScenario(seed, opt);
+    if (!WithinBounds(sc, kMaxRandomJobs, 4 * kMaxRandomJobs)) return std::nullopt;
+    return sc;
   }
   if (size > 0 && data[0] == kContendedMagic) {
     FuzzedDataProvider p(data + 1, size - 1);

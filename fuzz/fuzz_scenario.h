@@ -25,6 +25,13 @@
 //    the input of that one byte exercises borrowing and reclaim, so a
 //    fuzzer started from an empty corpus reaches them at once (issue #16:
 //    from an empty corpus the plain form found too little).
+//  * Bytes starting with kRandomMagic: the next (up to) 8 bytes, little
+//    endian, seed testing::RandomScenario (engine/testing/random_scenario.h:
+//    every strategy, knob and request kind, up to kMaxRandomJobs jobs), the
+//    generator of the random-scenario differential test. Every new seed is a
+//    whole new scenario, so an empty corpus samples the space that test
+//    samples (it caught all six outside bugs of issue #16) instead of
+//    mutating one default; a mutated byte elsewhere is ignored.
 //
 // Bounds keep every run cheap (about 1,000 runs per second or more for the
 // differential fuzzer, which runs three engines, under ASan+UBSan on the
@@ -47,6 +54,8 @@ inline constexpr int kMaxJobs = 12;
 inline constexpr int kMaxEvents = 20;      // timed requests, submissions included
 inline constexpr size_t kMaxInputBytes = 8192;
 inline constexpr uint8_t kContendedMagic = 0xC7;  // first byte of the contended form
+inline constexpr uint8_t kRandomMagic = 0xC9;     // first byte of the random-scenario form
+inline constexpr int kMaxRandomJobs = 60;         // jobs of the random-scenario form
 
 // The scenario for this input, or nullopt when the input is rejected (too
 // large, unparseable JSON, or a JSON scenario beyond the bounds).
@@ -54,6 +63,8 @@ std::optional<Scenario> ScenarioFromFuzzInput(const uint8_t* data, size_t size);
 
 // True when `sc` is small enough to simulate inside the fuzzing budget.
 bool WithinFuzzBounds(const Scenario& sc);
+// The same with other job and event limits (the random-scenario form).
+bool WithinBounds(const Scenario& sc, int max_jobs, int max_events);
 
 // If the environment variable QS_FUZZ_DUMP_SCENARIO is set, writes
 // ScenarioToJson(sc) to stderr (used when reproducing a crash: the dumped

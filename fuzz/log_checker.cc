@@ -464,14 +464,14 @@ bool LogChecker::VisitedBefore(const std::string& a, const std::string& b) const
         if (use > 0) return std::pair<int64_t, int64_t>{1, 0};
         continue;
       }
-      if (static_cast<__int128>(use) * r.second > static_cast<__int128>(r.first) * l) r = {use, l};
+      if (static_cast<int64_t>(use) * r.second > static_cast<int64_t>(r.first) * l) r = {use, l};
     }
     return r;
   };
   const auto ra = ratio(sa), rb = ratio(sb);
   if ((ra.second == 0) != (rb.second == 0)) return rb.second == 0;
   if (ra.second != 0) {
-    const __int128 x = static_cast<__int128>(ra.first) * rb.second, y = static_cast<__int128>(rb.first) * ra.second;
+    const int64_t x = static_cast<int64_t>(ra.first) * rb.second, y = static_cast<int64_t>(rb.first) * ra.second;
     if (x != y) return x < y;
   }
   const Job* ha = HeadOf(a).second;

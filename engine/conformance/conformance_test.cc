@@ -547,6 +547,80 @@ INSTANTIATE_TEST_SUITE_P(Orders, VictimOrderTest,
                                       : std::string("MostBorrowedFirst");
                          }));
 
+// Victim tie-breaks (docs/semantics.md §6), under both victim orders. env
+// and B (LEND) full with A's jobs; a0 (A, priority 9) runs on A's own limit
+// L=1; two jobs of A borrowing from B tie on what the order compares first;
+// at 10 b1 (B, n=1) reclaims one instance, and one of them alone fits.
+//  newest: p (0) and q (5), priority 0, borrowed 1 each -> q, dispatched
+//          later (MOST_BORROWED_FIRST: borrowed tie, priority tie -> q);
+//  borrowed: p (B:2) and q (B:1), priority 0, both dispatched at 0 -> p;
+//  name: y then x submitted at 0, priority 0, B:1 each, env 3 -> x.
+struct TieCase {
+  std::string name;
+  VictimOrder order;
+  Scenario scenario;
+  std::string victim;
+};
+void PrintTo(const TieCase& c, std::ostream* os) { *os << c.name; }
+
+class VictimTieBreakTest : public OnBothEngines<TieCase> {};
+
+TEST_P(VictimTieBreakTest, WhoIsPreempted) {
+  RecordingSink sink;
+  RunChecked(Case().scenario, sink);
+  std::vector<std::string> victims;
+  for (const std::string& line : sink.Key()) {
+    if (line.find(" for=b1") != std::string::npos) victims.push_back(line);
+  }
+  ASSERT_EQ(victims.size(), 1u) << ::testing::PrintToString(sink.Key());
+  EXPECT_EQ(victims[0], "10.0 " + Case().victim + " RUNNING " + kXIn + " for=b1");
+  EXPECT_EQ(sink.Last("b1")->status, "SUCCEEDED");
+}
+
+std::vector<TieCase> TieCases() {
+  std::vector<TieCase> out;
+  for (VictimOrder order : {VictimOrder::kPriorityThenNewest, VictimOrder::kMostBorrowedFirst}) {
+    const std::string o = order == VictimOrder::kPriorityThenNewest ? "PriorityThenNewest" : "MostBorrowedFirst";
+    auto base = [&](int64_t env) {
+      ScenarioBuilder b;
+      b.Environment({{kG, env}})
+          .Victims(order)
+          .Share(ShareBuilder("A").Limit(kG, 1).LendAndBorrow())
+          .Share(ShareBuilder("B").Limit(kG, 3).Lend())
+          .Submit(0, JobBuilder("a0", "A").Priority(9).Run(1000));
+      return b;
+    };
+    out.push_back({o + "NewestFirst", order,
+                   base(4)
+                       .Submit(0, JobBuilder("p", "A").Run(1000))
+                       .Submit(0, JobBuilder("r", "A").Priority(5).Run(1000))
+                       .Submit(5, JobBuilder("q", "A").Run(1000))
+                       .Submit(10, JobBuilder("b1", "B").Run(100))
+                       .Build(),
+                   "q"});
+    out.push_back({o + "MoreBorrowedFirst", order,
+                   base(4)
+                       .Submit(0, JobBuilder("q", "A").Run(1000))
+                       .Submit(0, JobBuilder("p", "A").Instances(kG, 2).Run(1000))
+                       .Submit(10, JobBuilder("b1", "B").Run(100))
+                       .Build(),
+                   "p"});
+    out.push_back({o + "NameLast", order,
+                   base(3)
+                       .Submit(0, JobBuilder("y", "A").Run(1000))
+                       .Submit(0, JobBuilder("x", "A").Run(1000))
+                       .Submit(10, JobBuilder("b1", "B").Run(100))
+                       .Build(),
+                   "x"});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ties, VictimTieBreakTest, ::testing::Combine(BothEngines(), ::testing::ValuesIn(TieCases())),
+                         BothEnginesNames<TieCase>([](const ::testing::TestParamInfo<TieCase>& p) {
+                           return p.param.name;
+                         }));
+
 // Rejected requests write a `rejected` record with the ClientException
 // message and change nothing; the run continues (the valid job still runs).
 struct RejectCase {
