@@ -160,7 +160,13 @@ int RunCommand(const std::vector<std::string>& args) {
   std::string scenario_path, events_path, summary_path, engine_name = "fast", format_name = "table";
   int threads = 0;
   int64_t cycle_preemptions = kDefaultCyclePreemptions;
+  std::vector<std::string> sets;
   opts.add_options()("help,h", "show this help")(
+      "set", po::value<std::vector<std::string>>(&sets),
+      "KEY=VALUE: change a setting for this run, e.g. QS1.borrowLimit=50, QS1.strategy=LEND, "
+      "QS1.capacityLimits.ml.g5.xlarge=4, environment.capacityLimits.ml.g5.xlarge=8, "
+      "jobQueue.timeLimit.MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT=600, preemptionDrainSeconds=60 "
+      "(repeatable; README, What-if)")(
       "events", po::value<std::string>(&events_path),
       "write the event log (JSON Lines) to this file; - for standard output; a name ending in .gz is "
       "gzip-compressed")(
@@ -211,7 +217,10 @@ int RunCommand(const std::vector<std::string>& args) {
   // A .qsb run on the fast engine streams the file: the engine keeps its
   // compact job records and decodes the blocks as it reaches them. Every
   // block is read and checked once before any output is created.
-  absl::StatusOr<OpenedScenario> opened = OpenScenario(scenario_path, /*stream_qsb=*/engine_name == "fast");
+  absl::StatusOr<Overrides> overrides = Overrides::Parse(sets);
+  if (!overrides.ok()) return UsageError("run", std::string(overrides.status().message()));
+  absl::StatusOr<OpenedScenario> opened =
+      OpenScenario(scenario_path, /*stream_qsb=*/engine_name == "fast", *overrides);
   if (!opened.ok()) return ReportError(opened.status());
   // The shares as the scenario declares them, for the per-share table.
   ShareDeclarations declared;
@@ -256,7 +265,7 @@ int RunCommand(const std::vector<std::string>& args) {
   options.cycle_preemptions = cycle_preemptions;
   RunStats stats;
   if (opened->streamed()) {
-    absl::StatusOr<RunStats> streamed = RunFastEngine(*opened->stream, *std::move(opened->index), tee, options);
+    absl::StatusOr<RunStats> streamed = RunFastEngine(opened->events(), *std::move(opened->index), tee, options);
     if (!streamed.ok()) return ReportError(streamed.status());
     stats = *std::move(streamed);
   } else {
@@ -272,7 +281,7 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   Summary result = summary.Build(stats.invariant_violations);
   result.run = RunProvenance{scenario_path,      engine_name, ToolVersion(), opened->head().knobs, cycle_preemptions,
-                             options.check_invariants, stats.stopped};
+                             options.check_invariants, stats.stopped, sets};
   if (summary_file) {
     summary_file->stream() << SummaryToJson(result);
     if (absl::Status st = summary_file->Commit(); !st.ok()) return ReportError(st);

@@ -4,7 +4,9 @@
 //                  --vary shareOrder=UNDER_LIMIT_FIRST,ROUND_ROBIN --out DIR
 //
 // Every combination of the --vary values is run on every scenario with the
-// fast engine. Variants run in parallel under oneTBB, each writing its own
+// fast engine. A --vary or --set key is any `quotasim run --set` key
+// (engine/io/overrides.h): simulation knobs and share, environment and
+// queue settings. Variants run in parallel under oneTBB, each writing its own
 // slot; files are written afterwards in variant order, so the output is the
 // same bytes whatever --threads is, and the same as running each variant
 // alone with `quotasim run`. Writes DIR/<scenario>__<variant>.summary.json
@@ -21,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -32,6 +35,7 @@
 #include "engine/cli/scenario_file.h"
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
+#include "engine/io/overrides.h"
 #include "engine/run.h"
 #include "engine/model/scenario_index.h"
 #include "engine/log/summary.h"
@@ -51,101 +55,34 @@ namespace qs {
 namespace {
 
 struct Axis {
-  std::string knob;
+  std::string key;
   std::vector<std::string> values;
 };
 
-// Applies knob=value to `k`; returns an error message or "".
-std::string ApplyKnob(Knobs& k, const std::string& knob, const std::string& value) {
-  auto seconds = [&](SimTime& out) -> std::string {
-    double v;
-    if (!absl::SimpleAtod(value, &v) || !(v >= 0 && v <= 1e12)) return "expected seconds in [0, 1e12]";
-    out = static_cast<SimTime>(std::llround(v * 1000));
-    return "";
-  };
-  if (knob == "submitLatencySeconds") return seconds(k.submit_latency);
-  if (knob == "provisionSeconds") return seconds(k.provision);
-  if (knob == "downloadSeconds") return seconds(k.download);
-  if (knob == "schedulingIntervalSeconds") return seconds(k.scheduling_interval);
-  if (knob == "preemptionDrainSeconds") return seconds(k.preemption_drain);
-  if (knob == "checkpointIntervalSeconds") {
-    if (value == "none") {
-      k.checkpoint_interval.reset();
-      return "";
-    }
-    SimTime t = 0;
-    if (std::string e = seconds(t); !e.empty()) return e;
-    if (t <= 0) return "expected seconds > 0 or none";
-    k.checkpoint_interval = t;
-    return "";
+// A variant's scenario for a streamed file: the index of the file with the
+// variant's share requests and instance types (its job names are the same).
+ScenarioIndex IndexWith(const ScenarioIndex& base, const Overrides& o) {
+  ScenarioIndex idx = base;
+  for (ScenarioEvent& ev : idx.share_requests) o.ApplyToEvent(ev).IgnoreError();  // checked before the runs
+  for (const std::string& u : o.Units()) {
+    auto it = std::lower_bound(idx.units.begin(), idx.units.end(), u);
+    if (it == idx.units.end() || *it != u) idx.units.insert(it, u);
   }
-  if (knob == "horizonSeconds") {
-    SimTime h;
-    std::string e = seconds(h);
-    if (e.empty()) k.horizon = h;
-    return e;
-  }
-  if (knob == "shareOrder") {
-    for (ShareOrder o : {ShareOrder::kUnderLimitFirst, ShareOrder::kRoundRobin, ShareOrder::kDeclaration}) {
-      if (value == ShareOrderName(o)) {
-        k.share_order = o;
-        return "";
-      }
-    }
-    return "expected UNDER_LIMIT_FIRST, ROUND_ROBIN or DECLARATION";
-  }
-  if (knob == "victimOrder") {
-    for (VictimOrder o : {VictimOrder::kPriorityThenNewest, VictimOrder::kMostBorrowedFirst}) {
-      if (value == VictimOrderName(o)) {
-        k.victim_order = o;
-        return "";
-      }
-    }
-    return "expected PRIORITY_THEN_NEWEST or MOST_BORROWED_FIRST";
-  }
-  if (knob == "unassignedCapacity") {
-    if (value == "UNUSED") k.unassigned_capacity = UnassignedCapacity::kUnused;
-    else if (value == "LENDABLE") k.unassigned_capacity = UnassignedCapacity::kLendable;
-    else return "expected UNUSED or LENDABLE";
-    return "";
-  }
-  if (knob == "entitledCapacity") {
-    if (value == "WITHHELD") k.entitled_capacity = EntitledCapacity::kWithheld;
-    else if (value == "LENDABLE") k.entitled_capacity = EntitledCapacity::kLendable;
-    else return "expected WITHHELD or LENDABLE";
-    return "";
-  }
-  if (knob == "victimReturn") {
-    if (value == "BEHIND_RESERVATION") k.victim_return = VictimReturn::kBehindReservation;
-    else if (value == "IN_PLACE") k.victim_return = VictimReturn::kInPlace;
-    else return "expected BEHIND_RESERVATION or IN_PLACE";
-    return "";
-  }
-  if (knob == "timeLimitClock") {
-    if (value == "FROM_REASON") k.time_limit_clock = TimeLimitClock::kFromReason;
-    else if (value == "AT_HEAD") k.time_limit_clock = TimeLimitClock::kAtHead;
-    else return "expected FROM_REASON or AT_HEAD";
-    return "";
-  }
-  if (knob == "backfill") {
-    if (value == "true") k.backfill = true;
-    else if (value == "false") k.backfill = false;
-    else return "expected true or false";
-    return "";
-  }
-  return "unknown knob (see the simulation knobs of the scenario format)";
+  return idx;
 }
 
 }  // namespace
 
 int SweepCommand(const std::vector<std::string>& args) {
-  std::vector<std::string> scenarios, vary;
+  std::vector<std::string> scenarios, vary, sets;
   std::string out_dir, shard;
   bool force = false;
   int threads = 0;
   po::options_description opts("quotasim sweep SCENARIO... --vary knob=v1,v2 [--vary ...] --out DIR");
   opts.add_options()("help,h", "show this help")(
-      "vary", po::value<std::vector<std::string>>(&vary), "a knob and its values, e.g. shareOrder=ROUND_ROBIN,DECLARATION")(
+      "vary", po::value<std::vector<std::string>>(&vary),
+      "a setting and its values, e.g. shareOrder=ROUND_ROBIN,DECLARATION or QS1.borrowLimit=0,50,100 (any --set key)")(
+      "set", po::value<std::vector<std::string>>(&sets), "KEY=VALUE: a change every variant gets (see quotasim run --help)")(
       "out", po::value<std::string>(&out_dir), "output folder: new or empty (or --force)")(
       "force", po::bool_switch(&force), "replace the files of an earlier run in --out (a folder quotasim made)")(
       "threads", po::value<int>(&threads)->default_value(0), "worker threads (0 = all cores); output never depends on it")(
@@ -172,17 +109,20 @@ int SweepCommand(const std::vector<std::string>& args) {
     if (*env) sh = **env;
   }
   const int64_t shard_k = sh.index, shard_n = sh.count;
+  absl::StatusOr<Overrides> fixed = Overrides::Parse(sets);
+  if (!fixed.ok()) return UsageError("sweep", std::string(fixed.status().message()));
   std::vector<Axis> axes;
   for (const std::string& v : vary) {
     const size_t eq = v.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) {
-      return UsageError("sweep", "--vary expects knob=v1,v2,..., got '" + v + "'");
+      return UsageError("sweep", "--vary expects KEY=v1,v2,..., got '" + v + "'; " + Overrides::KeysHelp());
     }
     Axis a{v.substr(0, eq), absl::StrSplit(v.substr(eq + 1), ',')};
-    Knobs probe;
     for (const std::string& value : a.values) {
-      if (std::string e = ApplyKnob(probe, a.knob, value); !e.empty()) {
-        return UsageError("sweep", "--vary " + a.knob + "=" + value + ": " + e);
+      if (absl::StatusOr<Overrides::Item> it = Overrides::ParseItem(a.key + "=" + value); !it.ok()) {
+        std::string m(it.status().message());
+        if (m.rfind("--set ", 0) == 0) m.erase(0, 6);
+        return UsageError("sweep", "--vary " + m);
       }
     }
     axes.push_back(std::move(a));
@@ -199,28 +139,53 @@ int SweepCommand(const std::vector<std::string>& args) {
     loaded.push_back(*std::move(opened));
   }
   // Variants: scenario-major, then the cartesian product of the axes with the
-  // last axis varying fastest.
+  // last axis varying fastest. Each is the --set overrides, then its values.
   struct Variant {
     size_t scenario;
+    Overrides overrides;
     Knobs knobs;
     std::string name;
+    std::vector<std::string> sets;
   };
   std::vector<Variant> variants;
   size_t combos = 1;
   for (const Axis& a : axes) combos *= a.values.size();
   for (size_t s = 0; s < loaded.size(); ++s) {
     for (size_t c = 0; c < combos; ++c) {
-      Variant v{s, loaded[s].head().knobs, std::filesystem::path(scenarios[s]).stem().string()};
+      Variant v{s, {}, {}, std::filesystem::path(scenarios[s]).stem().string(), sets};
       size_t rest = c;
       std::vector<std::string> parts;
       for (size_t ai = axes.size(); ai-- > 0;) {
         const Axis& a = axes[ai];
         const std::string& value = a.values[rest % a.values.size()];
         rest /= a.values.size();
-        ApplyKnob(v.knobs, a.knob, value);
-        parts.insert(parts.begin(), a.knob + "=" + value);
+        parts.insert(parts.begin(), a.key + "=" + value);
       }
       for (const std::string& p : parts) v.name += "__" + p;
+      v.sets.insert(v.sets.end(), parts.begin(), parts.end());
+      absl::StatusOr<Overrides> o = Overrides::Parse(v.sets);
+      if (!o.ok()) return UsageError("sweep", std::string(o.status().message()));
+      v.overrides = *std::move(o);
+      // The variant's changes checked against its scenario before any run:
+      // a share it does not have, a request AWS would then reject.
+      Scenario head = loaded[s].head();
+      if (absl::Status st = v.overrides.ApplyToHead(head); !st.ok()) return ReportError(st);
+      v.knobs = head.knobs;
+      std::vector<ScenarioEvent> share_requests;
+      if (loaded[s].whole) {
+        for (const ScenarioEvent& ev : loaded[s].whole->events) {
+          if (std::holds_alternative<CreateQuotaShareRequest>(ev.request) ||
+              std::holds_alternative<UpdateQuotaShareRequest>(ev.request)) {
+            share_requests.push_back(ev);
+          }
+        }
+      } else {
+        share_requests = loaded[s].index->share_requests;
+      }
+      for (ScenarioEvent& ev : share_requests) {
+        if (absl::Status st = v.overrides.ApplyToEvent(ev); !st.ok()) return ReportError(st);
+      }
+      if (absl::Status st = v.overrides.CheckShares(share_requests); !st.ok()) return ReportError(st);
       variants.push_back(std::move(v));
     }
   }
@@ -250,19 +215,36 @@ int SweepCommand(const std::vector<std::string>& args) {
           o.check_invariants = true;
           o.knobs = v.knobs;
           const OpenedScenario& l = loaded[v.scenario];
+          const bool changes_requests = v.overrides.touches_requests();
           RunStats stats;
-          if (l.whole) {
+          absl::StatusOr<RunStats> streamed;
+          if (l.whole && !changes_requests) {
             stats = RunFastEngine(*l.whole, b, o);
-          } else if (absl::StatusOr<RunStats> streamed = RunFastEngine(*l.stream, *l.index, b, o); streamed.ok()) {
-            stats = *std::move(streamed);
+          } else if (l.whole) {
+            Scenario changed = *l.whole;  // the variant's own copy
+            if (absl::Status st = ApplyOverrides(v.overrides, changed); !st.ok()) {
+              errors[slot] = st;
+              continue;
+            }
+            stats = RunFastEngine(changed, b, o);
           } else {
-            errors[slot] = streamed.status();
-            continue;
+            if (changes_requests) {
+              const OverriddenStream view(*l.stream, v.overrides);
+              streamed = RunFastEngine(view, IndexWith(*l.index, v.overrides), b, o);
+            } else {
+              streamed = RunFastEngine(*l.stream, *l.index, b, o);
+            }
+            if (!streamed.ok()) {
+              errors[slot] = streamed.status();
+              continue;
+            }
+            stats = *std::move(streamed);
           }
           stopped[slot] = stats.stopped;
           results[slot] = b.Build(stats.invariant_violations);
           results[slot].run = RunProvenance{scenarios[v.scenario], "fast", ToolVersion(), v.knobs,
-                                            o.cycle_preemptions, o.check_invariants, std::move(stats.stopped)};
+                                            o.cycle_preemptions, o.check_invariants, std::move(stats.stopped),
+                                            v.sets};
           summaries[slot] = SummaryToJson(results[slot]);
           done.fetch_add(1, std::memory_order_relaxed);
         }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/model/validation.h"
+#include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
 namespace qs {
@@ -262,39 +263,224 @@ std::string Csv(const std::vector<Row>& rows) {
   return out;
 }
 
+nlohmann::ordered_json RowJson(const Row& r) {
+  const ShareSummary& sh = *r.s;
+  nlohmann::ordered_json j;
+  if (!r.total) j["quotaShare"] = r.name;
+  if (r.decl) {
+    nlohmann::ordered_json limits = nlohmann::ordered_json::array();
+    for (const CapacityLimit& l : r.decl->limits) {
+      limits.push_back({{"capacityUnit", l.capacity_unit}, {"maxCapacity", l.max_capacity}});
+    }
+    j["capacityLimits"] = limits;
+    j["strategy"] = StrategyName(r.decl->strategy);
+    j["borrowLimit"] = r.decl->borrow_limit;
+    j["inSharePreemption"] = ToggleName(r.decl->in_share_preemption);
+  }
+  j["jobs"] = sh.submitted;
+  j["succeeded"] = sh.succeeded;
+  j["failed"] = sh.failed;
+  j["unfinished"] = sh.unfinished;
+  // No job of the share started: no wait to report (null, not 0).
+  if (sh.wait.count == 0) {
+    j["waitSeconds"] = nullptr;
+  } else {
+    j["waitSeconds"] = {{"p50", Secs(sh.wait.p50)}, {"p95", Secs(sh.wait.p95)}, {"p99", Secs(sh.wait.p99)},
+                        {"max", Secs(sh.wait.max)}};
+  }
+  j["preempted"] = {{"crossShare", sh.preempted_cross}, {"inShare", sh.preempted_in}};
+  j["ownInstanceHours"] = Hours(r.own);
+  j["borrowedInstanceHours"] = Hours(r.borrowed);
+  j["lostInstanceHours"] = Hours(sh.work_lost_instance_ms);
+  return j;
+}
+
 std::string Json(const std::vector<Row>& rows) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   nlohmann::ordered_json total;
   for (const Row& r : rows) {
-    const ShareSummary& sh = *r.s;
-    nlohmann::ordered_json j;
-    if (!r.total) j["quotaShare"] = r.name;
-    if (r.decl) {
-      nlohmann::ordered_json limits = nlohmann::ordered_json::array();
-      for (const CapacityLimit& l : r.decl->limits) {
-        limits.push_back({{"capacityUnit", l.capacity_unit}, {"maxCapacity", l.max_capacity}});
-      }
-      j["capacityLimits"] = limits;
-      j["strategy"] = StrategyName(r.decl->strategy);
-      j["borrowLimit"] = r.decl->borrow_limit;
-      j["inSharePreemption"] = ToggleName(r.decl->in_share_preemption);
-    }
-    j["jobs"] = sh.submitted;
-    j["succeeded"] = sh.succeeded;
-    j["failed"] = sh.failed;
-    j["unfinished"] = sh.unfinished;
-    // No job of the share started: no wait to report (null, not 0).
-    if (sh.wait.count == 0) {
-      j["waitSeconds"] = nullptr;
-    } else {
-      j["waitSeconds"] = {{"p50", Secs(sh.wait.p50)}, {"p95", Secs(sh.wait.p95)}, {"p99", Secs(sh.wait.p99)},
-                          {"max", Secs(sh.wait.max)}};
-    }
-    j["preempted"] = {{"crossShare", sh.preempted_cross}, {"inShare", sh.preempted_in}};
-    j["ownInstanceHours"] = Hours(r.own);
-    j["borrowedInstanceHours"] = Hours(r.borrowed);
-    j["lostInstanceHours"] = Hours(sh.work_lost_instance_ms);
     if (r.total) {
+      total = RowJson(r);
+    } else {
+      list.push_back(RowJson(r));
+    }
+  }
+  nlohmann::ordered_json doc;
+  doc["quotaShares"] = std::move(list);
+  doc["total"] = std::move(total);
+  return doc.dump(2) + "\n";
+}
+
+// ------------------------------------------------------------- what-if
+
+// A share's row in both runs (either may be the empty row).
+struct RowPair {
+  std::string name;
+  const Row* a;
+  const Row* b;
+  bool total = false;
+};
+
+std::vector<RowPair> Pairs(const std::vector<Row>& a, const std::vector<Row>& b, std::vector<Row>& empties) {
+  static const ShareSummary kNone;
+  empties.reserve(a.size() + b.size());  // pointers into it stay valid
+  auto find = [](const std::vector<Row>& rows, const Row& r) -> const Row* {
+    for (const Row& x : rows) {
+      if (x.total == r.total && x.name == r.name) return &x;
+    }
+    return nullptr;
+  };
+  auto empty = [&](const Row& like) {
+    empties.push_back(Row{like.name, nullptr, &kNone, 0, 0, like.total});
+    return &empties.back();
+  };
+  std::vector<RowPair> out;
+  for (const Row& r : a) {
+    if (r.total) continue;
+    const Row* other = find(b, r);
+    out.push_back({r.name, &r, other ? other : empty(r)});
+  }
+  for (const Row& r : b) {
+    if (!r.total && !find(a, r)) out.push_back({r.name, empty(r), &r});
+  }
+  out.push_back({"TOTAL", &a.back(), &b.back(), true});
+  return out;
+}
+
+// What --set changed in a share's declaration ("" when nothing).
+std::string SettingChange(const Row& a, const Row& b) {
+  if (!a.decl && !b.decl) return "";
+  if (!a.decl) return "new share";
+  if (!b.decl) return "removed";
+  std::vector<std::string> parts;
+  auto note = [&](std::string_view what, const std::string& x, const std::string& y) {
+    if (x != y) parts.push_back(absl::StrCat(Sv(what), " ", x, " -> ", y));
+  };
+  note("limit", LimitList(*a.decl), LimitList(*b.decl));
+  note("strategy", StrategyName(a.decl->strategy), StrategyName(b.decl->strategy));
+  note("borrow", BorrowText(*a.decl), BorrowText(*b.decl));
+  note("in-share", ToggleName(a.decl->in_share_preemption), ToggleName(b.decl->in_share_preemption));
+  return absl::StrJoin(parts, "; ");
+}
+
+std::string SignedDuration(SimTime d) {
+  if (d == 0) return "=";
+  return absl::StrCat(d > 0 ? "+" : "-", HumanDuration(d > 0 ? d : -d));
+}
+
+std::string WaitChange(const ShareSummary& a, SimTime va, const ShareSummary& b, SimTime vb) {
+  std::string s = absl::StrCat(Wait(a.wait, va), " -> ", Wait(b.wait, vb));
+  if (a.wait.count > 0 && b.wait.count > 0) absl::StrAppend(&s, " (", SignedDuration(vb - va), ")");
+  return s;
+}
+
+std::string CountChange(int64_t a, int64_t b) {
+  if (a == b) return absl::StrCat(a, " (=)");
+  return absl::StrCat(a, " -> ", b, " (", b > a ? "+" : "", b - a, ")");
+}
+
+// Instance-hours with two decimals (a what-if often moves minutes of use).
+std::string HoursChange(double a, double b) {
+  auto two = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.2f", v);
+    return std::string(buf);
+  };
+  if (two(a) == two(b)) return absl::StrCat(two(a), " (=)");
+  return absl::StrCat(two(a), " -> ", two(b), " (", b > a ? "+" : "", two(b - a), ")");
+}
+
+int64_t Preempted(const ShareSummary& s) { return s.preempted_cross + s.preempted_in; }
+
+std::string WhatIfText(const std::vector<RowPair>& pairs) {
+  std::vector<std::vector<std::string>> cells = {{"quota share", "setting", "wait p50", "wait p95", "wait p99",
+                                                  "succeeded", "preempted", "lost inst-h"}};
+  for (const RowPair& p : pairs) {
+    const ShareSummary& a = *p.a->s;
+    const ShareSummary& b = *p.b->s;
+    const std::string change = p.total ? "" : SettingChange(*p.a, *p.b);
+    cells.push_back({p.name, change.empty() ? "-" : change, WaitChange(a, a.wait.p50, b, b.wait.p50),
+                     WaitChange(a, a.wait.p95, b, b.wait.p95), WaitChange(a, a.wait.p99, b, b.wait.p99),
+                     CountChange(a.succeeded, b.succeeded), CountChange(Preempted(a), Preempted(b)),
+                     HoursChange(Hours(a.work_lost_instance_ms), Hours(b.work_lost_instance_ms))});
+  }
+  std::vector<size_t> width(cells[0].size(), 0);
+  for (const auto& r : cells) {
+    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  }
+  std::string out;
+  for (const auto& r : cells) {
+    std::string line;
+    for (size_t c = 0; c < r.size(); ++c) {
+      const std::string pad(width[c] - r[c].size(), ' ');
+      if (c > 0) line += "  ";
+      line += c < 2 ? r[c] + pad : pad + r[c];
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string WhatIfCsv(const std::vector<RowPair>& pairs) {
+  std::string out = "row,quotaShare,setting";
+  const char* metrics[] = {"waitP50Seconds", "waitP95Seconds", "waitP99Seconds", "succeeded", "preempted",
+                           "lostInstanceHours"};
+  for (const char* m : metrics) absl::StrAppend(&out, ",base_", m, ",changed_", m, ",delta_", m);
+  out += "\n";
+  for (const RowPair& p : pairs) {
+    const ShareSummary& a = *p.a->s;
+    const ShareSummary& b = *p.b->s;
+    std::vector<std::string> f = {p.total ? "total" : "share", p.total ? "" : CsvField(p.name),
+                                  p.total ? "" : CsvField(SettingChange(*p.a, *p.b))};
+    auto wait = [&](SimTime va, SimTime vb) {
+      f.push_back(CsvWait(a.wait, va));
+      f.push_back(CsvWait(b.wait, vb));
+      f.push_back(a.wait.count > 0 && b.wait.count > 0 ? absl::StrCat(Secs(vb - va)) : "");
+    };
+    wait(a.wait.p50, b.wait.p50);
+    wait(a.wait.p95, b.wait.p95);
+    wait(a.wait.p99, b.wait.p99);
+    for (auto [x, y] : {std::pair{a.succeeded, b.succeeded}, std::pair{Preempted(a), Preempted(b)}}) {
+      f.push_back(std::to_string(x));
+      f.push_back(std::to_string(y));
+      f.push_back(std::to_string(y - x));
+    }
+    const double la = Hours(a.work_lost_instance_ms), lb = Hours(b.work_lost_instance_ms);
+    f.push_back(absl::StrCat(la));
+    f.push_back(absl::StrCat(lb));
+    f.push_back(absl::StrCat(lb - la));
+    out += absl::StrJoin(f, ",") + "\n";
+  }
+  return out;
+}
+
+std::string WhatIfJson(const std::vector<RowPair>& pairs) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  nlohmann::ordered_json total;
+  for (const RowPair& p : pairs) {
+    const ShareSummary& a = *p.a->s;
+    const ShareSummary& b = *p.b->s;
+    nlohmann::ordered_json j;
+    if (!p.total) {
+      j["quotaShare"] = p.name;
+      j["setting"] = SettingChange(*p.a, *p.b);
+    }
+    j["base"] = RowJson(*p.a);
+    j["changed"] = RowJson(*p.b);
+    nlohmann::ordered_json d;
+    if (a.wait.count > 0 && b.wait.count > 0) {
+      d["waitSeconds"] = {{"p50", Secs(b.wait.p50 - a.wait.p50)},
+                          {"p95", Secs(b.wait.p95 - a.wait.p95)},
+                          {"p99", Secs(b.wait.p99 - a.wait.p99)}};
+    } else {
+      d["waitSeconds"] = nullptr;
+    }
+    d["succeeded"] = b.succeeded - a.succeeded;
+    d["preempted"] = Preempted(b) - Preempted(a);
+    d["lostInstanceHours"] = Hours(b.work_lost_instance_ms) - Hours(a.work_lost_instance_ms);
+    j["delta"] = std::move(d);
+    if (p.total) {
       total = std::move(j);
     } else {
       list.push_back(std::move(j));
@@ -307,6 +493,22 @@ std::string Json(const std::vector<Row>& rows) {
 }
 
 }  // namespace
+
+std::string WhatIfTable(const Summary& base, const std::vector<DeclaredShare>& base_declared, const Summary& changed,
+                        const std::vector<DeclaredShare>& changed_declared, TableFormat format) {
+  const std::vector<Row> a = Rows(base, base_declared), b = Rows(changed, changed_declared);
+  std::vector<Row> empties;
+  const std::vector<RowPair> pairs = Pairs(a, b, empties);
+  switch (format) {
+    case TableFormat::kCsv:
+      return WhatIfCsv(pairs);
+    case TableFormat::kJson:
+      return WhatIfJson(pairs);
+    case TableFormat::kTable:
+      break;
+  }
+  return WhatIfText(pairs);
+}
 
 std::string ShareTable(const Summary& s, const std::vector<DeclaredShare>& declared, TableFormat format) {
   const std::vector<Row> rows = Rows(s, declared);

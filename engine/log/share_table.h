@@ -64,6 +64,16 @@ std::optional<TableFormat> ParseTableFormat(std::string_view name);
 // simulated time, rejected requests, backlog).
 std::string ShareTable(const Summary& s, const std::vector<DeclaredShare>& declared, TableFormat format);
 
+// `quotasim whatif`: per share (the base run's declarations in order, then
+// shares only the changed run declares, then TOTAL) the setting that differs
+// and the change in wait p50/p95/p99, jobs succeeded, preemptions (both
+// kinds) and lost instance-hours from `base` to `changed`. kTable: "a -> b
+// (+d)" cells in human units; kCsv: base_, changed_ and delta_ columns per
+// figure (seconds, instance-hours); kJson: each share's ShareTable row for
+// both runs and a `delta` object.
+std::string WhatIfTable(const Summary& base, const std::vector<DeclaredShare>& base_declared, const Summary& changed,
+                        const std::vector<DeclaredShare>& changed_declared, TableFormat format);
+
 // A duration in the unit a reader takes in at a glance: 42.0s, 7.5m, 3.2h, 12.4d.
 std::string HumanDuration(SimTime ms);
 

@@ -164,7 +164,7 @@ TEST(ShareTableTest, FormatNames) {
 TEST(ShareTableTest, SummaryCarriesItsProvenance) {
   Summary s = Simulate(Parse(kScenario));
   EXPECT_EQ(SummaryToJson(s).find("\"run\""), std::string::npos);  // only commands set it
-  s.run = RunProvenance{"t.json", "reference", "9.9.9 (abc)", Knobs{}, 10000, true, ""};
+  s.run = RunProvenance{"t.json", "reference", "9.9.9 (abc)", Knobs{}, 10000, true, "", {}};
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(SummaryToJson(s));
   EXPECT_EQ(j.begin().key(), "run");
   EXPECT_EQ(j["run"]["scenario"], "t.json");

@@ -294,6 +294,7 @@ std::string SummaryToJson(const Summary& s) {
                 {"invariantChecks", r.invariant_checks},
                 {"completed", r.stopped.empty()},
                 {"stopped", r.stopped.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.stopped)}};
+    if (!r.overrides.empty()) j["run"]["overrides"] = r.overrides;
   }
   j["endTime"] = Seconds(s.end_time);
   j["invariantViolations"] = s.invariant_violations;

@@ -88,6 +88,9 @@ struct RunProvenance {
   int64_t cycle_preemptions = 0;  // the guard (--cycle-preemptions; 0 = never)
   bool invariant_checks = true;
   std::string stopped;    // why the run stopped early; empty when it ran to its end
+  // The --set KEY=VALUE overrides applied to the scenario (engine/io/overrides.h),
+  // in order; written only when there are some.
+  std::vector<std::string> overrides;
 };
 
 struct Summary {

@@ -331,7 +331,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   if (options.progress != nullptr) options.progress->runs_done.fetch_add(1, std::memory_order_relaxed);
   out.summary = summary.Build(out.stats.invariant_violations);
   out.summary.run = RunProvenance{absl::StrCat(w.trace_name, " under ", p.name), "fast", options.tool_version, sc->knobs,
-                                  ro.cycle_preemptions, ro.check_invariants, out.stats.stopped};
+                                  ro.cycle_preemptions, ro.check_invariants, out.stats.stopped, {}};
   out.summary_json = SummaryToJson(out.summary);
   out.shares = declared.shares();
   if (!options.report) return out;
