@@ -53,6 +53,8 @@ int GenCommand(const std::vector<std::string>& args);       // gen_command.cc
 int SweepCommand(const std::vector<std::string>& args);     // sweep_command.cc
 int WhatIfCommand(const std::vector<std::string>& args);    // whatif_command.cc
 int ImportCommand(const std::vector<std::string>& args);    // import_command.cc
+int CalibrateCommand(const std::vector<std::string>& args); // calibrate_command.cc
+int ExplainCommand(const std::vector<std::string>& args);   // explain_command.cc
 int ReplayCommand(const std::vector<std::string>& args);    // replay_command.cc
 int CompareCommand(const std::vector<std::string>& args);   // compare_command.cc
 int MergeCommand(const std::vector<std::string>& args);     // merge_command.cc

@@ -36,6 +36,8 @@ constexpr Command kCommands[] = {
     {"sweep", "run many (scenario x setting) variants in parallel", qs::SweepCommand},
     {"whatif", "run a scenario as written and with --set changes; per-share differences", qs::WhatIfCommand},
     {"import", "turn an AWS CLI export of a queue into a scenario (import aws DIR --out X.json)", qs::ImportCommand},
+    {"calibrate", "compare an imported queue's simulated starts with the observed; search latency knobs", qs::CalibrateCommand},
+    {"explain", "a job's story, or a share's waits, from an event log", qs::ExplainCommand},
     {"replay", "replay a real cluster trace under one policy", qs::ReplayCommand},
     {"compare", "replay a trace under many policies; comparison report", qs::CompareCommand},
     {"merge", "join the shard outputs of compare --shard K/N into one report", qs::MergeCommand},

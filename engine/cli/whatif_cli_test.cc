@@ -181,6 +181,36 @@ TEST_F(WhatIfTest, ImportRunAndWhatIfFromAnAwsExport) {
   EXPECT_EQ(w["quotaShares"][2]["changed"]["borrowedInstanceHours"], 0.0);
 }
 
+// Calibration on the fixtures: AWS started most jobs 230-250 s after they
+// were created (engine/testdata/aws-export/README.md); with no latency the
+// simulation starts them at once, with provisionSeconds=240 about when AWS
+// did, so the search ranks 240 first.
+TEST_F(WhatIfTest, CalibrateRanksLatencyKnobsAgainstTheObservedStarts) {
+  const fs::path sc = dir_ / "queue.json";
+  ASSERT_EQ(Quotasim("import aws " + kExport + "/queue-a --out " + sc.string() + " --export-time 2026-05-12T18:00:00Z")
+                .exit_code,
+            0);
+  Result r = Quotasim("calibrate " + sc.string() + " --search provisionSeconds=0,120,240 --worst 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("best: provisionSeconds=240\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("to run it: --set provisionSeconds=240"), std::string::npos) << r.output;
+  // Ranked best first: 240, then 120, then 0.
+  const size_t a = r.output.find("\nprovisionSeconds=240 "), b = r.output.find("\nprovisionSeconds=120 "),
+               c = r.output.find("\nprovisionSeconds=0 ");
+  EXPECT_TRUE(a < b && b < c) << r.output;
+  // 12 jobs started in AWS (two are still waiting); with zero latency every
+  // compared job starts earlier in the simulation.
+  r = Quotasim("calibrate " + sc.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(the simulation starts earlier)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("jobs compared: "), std::string::npos) << r.output;
+  // A broken observed file names its line.
+  std::ofstream(dir_ / "bad.csv") << "jobName,quotaShare,createdSeconds,startedSeconds\nj,s,x,1\n";
+  r = Quotasim("calibrate " + sc.string() + " --observed " + (dir_ / "bad.csv").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bad.csv: line 2: createdSeconds must be seconds >= 0"), std::string::npos) << r.output;
+}
+
 TEST_F(WhatIfTest, BadExportsExitTwoWithFileAndJsonPath) {
   struct Case {
     std::string dir, message;
@@ -208,6 +238,42 @@ TEST_F(WhatIfTest, BadExportsExitTwoWithFileAndJsonPath) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   r = Quotasim("import gcp " + kExport + "/queue-a --out " + (dir_ / "x.json").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+// explain on the notebook's log (quota-semantics.md §7): qs1_job_med
+// borrows QS2's instance at 0, is reclaimed for qs2_job_1 at 60 (drain to
+// 80), and runs again from QS1's own limit at 440.
+TEST_F(WhatIfTest, ExplainTellsAJobsStoryAndAShareWaits) {
+  const fs::path log = dir_ / "nb.jsonl";
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --events " + log.string()).exit_code, 0);
+  Result r = Quotasim("explain " + log.string() + " qs1_job_med");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const std::string want : {
+           "job qs1_job_med, quota share QS1\n",
+           "0.0s      SCHEDULED  1 ml.g5.xlarge: 0 from its own limit, 1 borrowed from QS2\n",
+           "1.0m      RUNNING    preempted (cross-share) to make room for qs2_job_1: PREEMPTION_IN_PROGRESS",
+           "1.3m      RUNNABLE   Cross-share preemption triggered to reclaim borrowed capacity\n",
+           "7.3m      SCHEDULED  1 ml.g5.xlarge: 1 from its own limit\n",
+           "  RUNNABLE 6.0m\n",
+           "dispatched 6.3m in 2 dispatch(es); preempted 1 time(s); last status SUCCEEDED\n"}) {
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n--\n" << r.output;
+  }
+  r = Quotasim("explain " + log.string() + " qs2_job_1");
+  EXPECT_NE(r.output.find("made room for it: qs1_job_med (QS1) preempted cross-share at 1.0m"), std::string::npos)
+      << r.output;
+  r = Quotasim("explain " + log.string() + " --share QS1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("quota share QS1: 3 jobs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Cross-share preemption triggered to reclaim borrowed capacity"), std::string::npos)
+      << r.output;
+  // Errors: an unknown job, a malformed log.
+  r = Quotasim("explain " + log.string() + " nobody");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("the log has no line of job 'nobody'"), std::string::npos) << r.output;
+  std::ofstream(dir_ / "bad.jsonl") << "{\"time\": 0, \"jobName\": \"a\", \"status\": \"SUBMITTED\"}\nnot json\n";
+  r = Quotasim("explain " + (dir_ / "bad.jsonl").string() + " a");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bad.jsonl:2: not a JSON object"), std::string::npos) << r.output;
 }
 
 TEST_F(WhatIfTest, BadOverridesExitTwoWithWhatIsWrong) {

@@ -181,7 +181,8 @@ std::string Overrides::KeysHelp() {
          "schedulingIntervalSeconds, preemptionDrainSeconds, checkpointIntervalSeconds, horizonSeconds, shareOrder, "
          "victimOrder, backfill, unassignedCapacity, entitledCapacity, victimReturn, timeLimitClock, capacity.seed, "
          "capacity.errorSeconds, capacity.<type>.failureProbability, latencies.seed; also as simulation.<knob>), "
-         "<share>.borrowLimit, <share>.strategy, <share>.capacityLimits.<type>, <share>.inSharePreemption, "
+         "<share>.borrowLimit, <share>.strategy, <share>.capacityLimits.<type>, <share>.inSharePreemption (<share> * = every "
+         "share; *.borrowLimit every LEND_AND_BORROW share), "
          "environment.capacityLimits.<type>, jobQueue.timeLimit.<reason>";
 }
 
@@ -226,7 +227,14 @@ absl::StatusOr<Overrides::Item> Overrides::ParseItem(std::string_view arg) {
     return it;
   }
   const size_t dot = key.find('.');
-  if (dot == std::string_view::npos || dot == 0 || !IsValidShareName(key.substr(0, dot))) {
+  for (std::string_view field : {"borrowLimit", "strategy", "inSharePreemption", "capacityLimits"}) {
+    if (key == field || (dot == std::string_view::npos && key.starts_with(field))) {
+      return Bad(arg, absl::StrCat("a share setting names its share: <share>.", Sv(field), ", or *.", Sv(field),
+                                   " for every share"));
+    }
+  }
+  if (dot == std::string_view::npos || dot == 0 ||
+      (key.substr(0, dot) != "*" && !IsValidShareName(key.substr(0, dot)))) {
     return Bad(arg, absl::StrCat("unknown key '", it.key, "'; ", KeysHelp()));
   }
   it.share = std::string(key.substr(0, dot));
@@ -317,7 +325,9 @@ absl::Status Overrides::ApplyToEvent(ScenarioEvent& ev) const {
     const bool was_valid = valid();
     const Item* last = nullptr;
     for (const Item& it : items_) {
-      if (!IsShareKind(it.kind) || it.share != share) continue;
+      if (!IsShareKind(it.kind) || (it.share != share && it.share != "*")) continue;
+      // *.borrowLimit: every LEND_AND_BORROW share (AWS takes it on no other).
+      if (it.kind == Kind::kShareBorrowLimit && it.share == "*" && c->strategy != Strategy::kLendAndBorrow) continue;
       last = &it;
       switch (it.kind) {
         case Kind::kShareBorrowLimit:
@@ -328,7 +338,7 @@ absl::Status Overrides::ApplyToEvent(ScenarioEvent& ev) const {
           c->has_resource_sharing = true;
           if (it.strategy != Strategy::kLendAndBorrow &&
               std::none_of(items_.begin(), items_.end(), [&](const Item& b) {
-                return b.kind == Kind::kShareBorrowLimit && b.share == share;
+                return b.kind == Kind::kShareBorrowLimit && (b.share == share || b.share == "*");
               })) {
             c->borrow_limit.reset();
           }
@@ -363,10 +373,11 @@ absl::Status Overrides::ApplyToEvent(ScenarioEvent& ev) const {
     const bool was_valid = valid();
     const Item* last = nullptr;
     for (const Item& it : items_) {
-      if (!IsShareKind(it.kind) || it.share != share) continue;
+      if (!IsShareKind(it.kind) || (it.share != share && it.share != "*")) continue;
       switch (it.kind) {
         case Kind::kShareBorrowLimit:
           if (!u->has_resource_sharing) continue;
+          if (it.share == "*" && u->strategy != Strategy::kLendAndBorrow) continue;
           u->borrow_limit = it.number;
           break;
         case Kind::kShareStrategy:
@@ -374,7 +385,7 @@ absl::Status Overrides::ApplyToEvent(ScenarioEvent& ev) const {
           u->strategy = it.strategy;
           if (it.strategy != Strategy::kLendAndBorrow &&
               std::none_of(items_.begin(), items_.end(), [&](const Item& b) {
-                return b.kind == Kind::kShareBorrowLimit && b.share == share;
+                return b.kind == Kind::kShareBorrowLimit && (b.share == share || b.share == "*");
               })) {
             u->borrow_limit.reset();
           }
@@ -424,7 +435,9 @@ absl::Status Overrides::CheckShares(const std::vector<ScenarioEvent>& events) co
     }
   }
   for (const Item& it : items_) {
-    if (!IsShareKind(it.kind) || std::find(shares.begin(), shares.end(), it.share) != shares.end()) continue;
+    if (!IsShareKind(it.kind) || it.share == "*" || std::find(shares.begin(), shares.end(), it.share) != shares.end()) {
+      continue;
+    }
     return Bad(it.arg, absl::StrCat("the scenario has no quota share '", it.share, "' (its shares: ",
                                     shares.empty() ? "none" : absl::StrJoin(shares, ", "), ")"));
   }

@@ -16,6 +16,8 @@
 //   <share>.strategy                RESERVE | LEND | LEND_AND_BORROW
 //   <share>.capacityLimits.<type>   instances; 0 removes the type from the share's limits
 //   <share>.inSharePreemption       ENABLED | DISABLED
+//   *.<setting>                     the setting for every share (*.borrowLimit: every
+//                                   LEND_AND_BORROW share, the only ones AWS takes it on)
 //   environment.capacityLimits.<type>  instances; 0 removes the type
 //   jobQueue.timeLimit.<reason>     maxTimeSeconds of the queue's RUNNABLE TERMINATE action for
 //                                   the reason (600-86400), or none to remove it

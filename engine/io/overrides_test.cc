@@ -134,6 +134,15 @@ TEST(OverridesTest, TimeLimitsSetAddAndRemove) {
   EXPECT_TRUE(none.job_queue.time_limit_actions.empty());
 }
 
+TEST(OverridesTest, StarMeansEveryShare) {
+  Scenario sc = Applied({"*.borrowLimit=0", "*.inSharePreemption=ENABLED"});
+  EXPECT_EQ(Create(sc, 0).borrow_limit, 0);                  // A: LEND_AND_BORROW
+  EXPECT_FALSE(Create(sc, 1).borrow_limit.has_value());      // B: LEND takes none
+  EXPECT_EQ(Create(sc, 0).in_share_preemption, Toggle::kEnabled);
+  EXPECT_EQ(Create(sc, 1).in_share_preemption, Toggle::kEnabled);
+  EXPECT_EQ(Update(sc, 2).borrow_limit, 0);
+}
+
 TEST(OverridesTest, ALaterOverrideOfTheSameKeyWins) {
   EXPECT_EQ(Create(Applied({"A.borrowLimit=0", "A.borrowLimit=300"}), 0).borrow_limit, 300);
 }
@@ -143,6 +152,8 @@ TEST(OverridesTest, ErrorsNameTheArgumentAndWhatIsWrong) {
   for (const auto& [sets, want] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"A.borowLimit=5"}, "--set A.borowLimit=5: unknown key 'A.borowLimit'; " + keys},
            {{"drain=5"}, "--set drain=5: unknown key 'drain'; " + keys},
+           {{"borrowLimit=50"}, "--set borrowLimit=50: a share setting names its share: <share>.borrowLimit, or "
+                                "*.borrowLimit for every share"},
            {{"simulation.drain=5"}, "--set simulation.drain=5: unknown simulation knob 'drain'"},
            {{"A.borrowLimit"}, "--set A.borrowLimit: expected KEY=VALUE"},
            {{"A.borrowLimit=-2"}, "--set A.borrowLimit=-2: expected -1 (unlimited) or a percentage (-1 to "},

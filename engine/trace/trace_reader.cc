@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/trace/internal/text.h"
+#include "engine/util/gzip_istream.h"
 #include "engine/util/strings.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -282,42 +283,6 @@ class RowParser {
   std::string_view source_;
   TraceFormat format_;
   ImportOptions options_;
-};
-
-// Streams a gzFile (zlib reads plain files transparently).
-class GzStreamBuf : public std::streambuf {
- public:
-  explicit GzStreamBuf(gzFile f) : file_(f) {}
-  ~GzStreamBuf() override {
-    if (file_ != nullptr) gzclose(file_);
-  }
-  const std::string& error() const { return error_; }
-
- protected:
-  int_type underflow() override {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    if (file_ == nullptr || !error_.empty()) return traits_type::eof();
-    const int n = gzread(file_, buf_.data(), static_cast<unsigned>(buf_.size()));
-    if (n < 0) {
-      int errnum = 0;
-      const char* msg = gzerror(file_, &errnum);
-      error_ = msg != nullptr ? msg : "gzip read error";
-      return traits_type::eof();
-    }
-    if (n == 0) {
-      int errnum = 0;
-      const char* msg = gzerror(file_, &errnum);
-      if (errnum != Z_OK && errnum != Z_STREAM_END) error_ = msg != nullptr ? msg : "gzip read error";
-      return traits_type::eof();
-    }
-    setg(buf_.data(), buf_.data(), buf_.data() + n);
-    return traits_type::to_int_type(*gptr());
-  }
-
- private:
-  gzFile file_;
-  std::array<char, 1 << 16> buf_{};
-  std::string error_;
 };
 
 }  // namespace
