@@ -570,9 +570,9 @@ absl::StatusOr<AwsImport> ImportAwsExport(const std::string& dir, const AwsImpor
       if (a.stopped) latest = std::max(latest, *a.stopped);
     }
   }
-  rep.time0_ms = mine.empty() ? latest : mine.front()->created;
   rep.export_time_inferred = !options.export_time_ms.has_value();
   rep.export_ms = options.export_time_ms.value_or(latest);
+  rep.time0_ms = mine.empty() ? rep.export_ms : mine.front()->created;
   if (rep.export_ms < latest) {
     return absl::InvalidArgumentError(absl::StrCat("--export-time ", rep.export_ms, " is before the latest timestamp in ",
                                                    dir, " (", latest, ")"));

@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/model/capacity.h"
 #include "engine/model/time.h"
 
 namespace qs {
@@ -76,10 +77,8 @@ inline constexpr std::string_view kCrossSharePreempted =
     "Cross-share preemption triggered to reclaim borrowed capacity";
 inline constexpr std::string_view kInSharePreempted =
     "In-share preemption triggered by higher priority job";
-// SageMaker could not provision the attempt's instances (User Guide, "Jobs
-// stuck in RUNNABLE due to capacity", SageMaker Training section).
-inline constexpr std::string_view kInsufficientCapacity =
-    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Unable to provision requested compute resources";
+// SageMaker could not provision the attempt's instances (engine/model/capacity.h).
+inline constexpr std::string_view kInsufficientCapacity = kInsufficientCapacityText;
 // quotasim's own wording (the spec leaves these open):
 inline constexpr std::string_view kPreemptionRetriesExhausted =
     "Preemption retries exhausted (preemptionRetriesBeforeTermination)";

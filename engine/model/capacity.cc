@@ -86,8 +86,7 @@ bool HasCapacityAction(const std::vector<JobStateTimeLimitAction>& actions) {
   // An entry matches a reason by its code or by its whole text, as the
   // engines match it (docs/semantics.md §5).
   for (const JobStateTimeLimitAction& a : actions) {
-    if (a.reason == "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY" ||
-        a.reason == "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Unable to provision requested compute resources") {
+    if (a.reason == kInsufficientCapacityCode || a.reason == kInsufficientCapacityText) {
       return true;
     }
   }

@@ -47,6 +47,14 @@ const TypeLatencies* FindTypeLatencies(const LatencyModel& m, std::string_view i
 // One draw of `d` (exposed for tests).
 SimTime DrawLatency(const LatencyDistribution& d, uint64_t seed, LatencyKind kind, int64_t seq, SimTime t);
 
+// SageMaker's capacity error (User Guide, "Jobs stuck in RUNNABLE due to
+// capacity", SageMaker Training section): the reason's code and its whole
+// text, the statusReason of a RUNNABLE job after the error. Defined once
+// here; the event log's reasons (engine/log/event_log.h) name the text.
+inline constexpr std::string_view kInsufficientCapacityCode = "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY";
+inline constexpr std::string_view kInsufficientCapacityText =
+    "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Unable to provision requested compute resources";
+
 // A capacity model can keep a job failing to provision for ever (an
 // availability schedule, or failureProbability 1): the run must then have a
 // way to end, a jobStateTimeLimitActions entry for
