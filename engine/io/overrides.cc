@@ -167,6 +167,50 @@ bool IsShareKind(Overrides::Kind k) {
          k == Overrides::Kind::kShareLimit || k == Overrides::Kind::kShareInSharePreemption;
 }
 
+// The share items of `items` for `share` applied to a CreateQuotaShare
+// (`create`: every field set, new types added) or an UpdateQuotaShare (only
+// the fields the update sets; types it lists); both requests name these
+// fields alike. Returns the last item applied, or nullptr.
+template <typename Request>
+const Overrides::Item* ApplyShareItems(const std::vector<Overrides::Item>& items, const std::string& share, bool create,
+                                       Request& r) {
+  using Kind = Overrides::Kind;
+  auto names = [&](const Overrides::Item& it) { return it.share == share || it.share == "*"; };
+  const bool sets_borrow = std::any_of(items.begin(), items.end(), [&](const Overrides::Item& b) {
+    return b.kind == Kind::kShareBorrowLimit && names(b);
+  });
+  const Overrides::Item* last = nullptr;
+  for (const Overrides::Item& it : items) {
+    if (!IsShareKind(it.kind) || !names(it)) continue;
+    switch (it.kind) {
+      case Kind::kShareBorrowLimit:
+        if (!create && !r.has_resource_sharing) continue;
+        // *.borrowLimit: every LEND_AND_BORROW share (AWS takes it on no other).
+        if (it.share == "*" && r.strategy != Strategy::kLendAndBorrow) continue;
+        r.borrow_limit = it.number;
+        break;
+      case Kind::kShareStrategy:
+        if (!create && !r.has_resource_sharing) continue;
+        r.strategy = it.strategy;
+        r.has_resource_sharing = true;
+        if (it.strategy != Strategy::kLendAndBorrow && !sets_borrow) r.borrow_limit.reset();
+        break;
+      case Kind::kShareLimit:
+        if (!r.capacity_limits) continue;
+        SetLimit(*r.capacity_limits, it.name, it.number, /*add=*/create);
+        break;
+      case Kind::kShareInSharePreemption:
+        if (!create && !r.in_share_preemption) continue;
+        r.in_share_preemption = it.toggle;
+        break;
+      default:
+        continue;
+    }
+    last = &it;
+  }
+  return last;
+}
+
 absl::Status ParseInt(const Overrides::Item& it, int64_t lo, int64_t hi, std::string_view what, int64_t* out) {
   if (!absl::SimpleAtoi(it.value, out) || *out < lo || *out > hi) {
     return Bad(it.arg, absl::StrCat("expected ", Sv(what), " (", lo, " to ", hi, "), got '", it.value, "'"));
@@ -323,36 +367,7 @@ absl::Status Overrides::ApplyToEvent(ScenarioEvent& ev) const {
              ValidateResourceSharing(c->strategy, c->borrow_limit).ok();
     };
     const bool was_valid = valid();
-    const Item* last = nullptr;
-    for (const Item& it : items_) {
-      if (!IsShareKind(it.kind) || (it.share != share && it.share != "*")) continue;
-      // *.borrowLimit: every LEND_AND_BORROW share (AWS takes it on no other).
-      if (it.kind == Kind::kShareBorrowLimit && it.share == "*" && c->strategy != Strategy::kLendAndBorrow) continue;
-      last = &it;
-      switch (it.kind) {
-        case Kind::kShareBorrowLimit:
-          c->borrow_limit = it.number;
-          break;
-        case Kind::kShareStrategy:
-          c->strategy = it.strategy;
-          c->has_resource_sharing = true;
-          if (it.strategy != Strategy::kLendAndBorrow &&
-              std::none_of(items_.begin(), items_.end(), [&](const Item& b) {
-                return b.kind == Kind::kShareBorrowLimit && (b.share == share || b.share == "*");
-              })) {
-            c->borrow_limit.reset();
-          }
-          break;
-        case Kind::kShareLimit:
-          if (c->capacity_limits) SetLimit(*c->capacity_limits, it.name, it.number, /*add=*/true);
-          break;
-        case Kind::kShareInSharePreemption:
-          c->in_share_preemption = it.toggle;
-          break;
-        default:
-          break;
-      }
-    }
+    const Item* last = ApplyShareItems(items_, share, /*create=*/true, *c);
     if (last != nullptr && was_valid) {
       absl::Status st = ValidateShareCapacityLimits(*c->capacity_limits);
       if (st.ok()) st = ValidateResourceSharing(c->strategy, c->borrow_limit);
@@ -371,38 +386,7 @@ absl::Status Overrides::ApplyToEvent(ScenarioEvent& ev) const {
              (!u->has_resource_sharing || ValidateResourceSharing(u->strategy, u->borrow_limit).ok());
     };
     const bool was_valid = valid();
-    const Item* last = nullptr;
-    for (const Item& it : items_) {
-      if (!IsShareKind(it.kind) || (it.share != share && it.share != "*")) continue;
-      switch (it.kind) {
-        case Kind::kShareBorrowLimit:
-          if (!u->has_resource_sharing) continue;
-          if (it.share == "*" && u->strategy != Strategy::kLendAndBorrow) continue;
-          u->borrow_limit = it.number;
-          break;
-        case Kind::kShareStrategy:
-          if (!u->has_resource_sharing) continue;
-          u->strategy = it.strategy;
-          if (it.strategy != Strategy::kLendAndBorrow &&
-              std::none_of(items_.begin(), items_.end(), [&](const Item& b) {
-                return b.kind == Kind::kShareBorrowLimit && (b.share == share || b.share == "*");
-              })) {
-            u->borrow_limit.reset();
-          }
-          break;
-        case Kind::kShareLimit:
-          if (!u->capacity_limits) continue;
-          SetLimit(*u->capacity_limits, it.name, it.number, /*add=*/false);
-          break;
-        case Kind::kShareInSharePreemption:
-          if (!u->in_share_preemption) continue;
-          u->in_share_preemption = it.toggle;
-          break;
-        default:
-          continue;
-      }
-      last = &it;
-    }
+    const Item* last = ApplyShareItems(items_, share, /*create=*/false, *u);
     if (last != nullptr && was_valid && !valid()) {
       absl::Status st = u->capacity_limits ? ValidateShareCapacityLimits(*u->capacity_limits) : absl::OkStatus();
       if (st.ok()) st = ValidateResourceSharing(u->strategy, u->borrow_limit);
