@@ -1,7 +1,11 @@
 // `quotasim compare`: one trace under a list of policies, in parallel, with a
 // comparison report; `--shard K/N` runs one part of the list (merge_command.cc
-// joins the parts).
+// joins the parts). Given scenario files (.json, .qsb) instead, without a
+// mapping, it runs each (with --set applied to all) and writes their
+// summaries side by side (CompareScenarios).
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -10,15 +14,26 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "boost/program_options.hpp"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/scenario_file.h"
+#include "engine/gen/qsb.h"
+#include "engine/io/overrides.h"
+#include "engine/log/share_table.h"
+#include "engine/log/summary.h"
+#include "engine/run.h"
+#include "engine/util/atomic_file.h"
 #include "engine/trace/progress.h"
 #include "engine/trace/replay.h"
 #include "engine/trace/report.h"
 #include "engine/util/out_dir.h"
+#include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/global_control.h"
 #include "oneapi/tbb/info.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/partitioner.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -63,16 +78,127 @@ absl::StatusOr<std::vector<trace::Policy>> LoadPolicies(const std::vector<std::s
   return out;
 }
 
+// Scenario files side by side: each run (fast engine, --set applied to
+// all) in parallel; per scenario <stem>.summary.json, and comparison.csv
+// (a row per scenario and share, then the scenario's TOTAL) and
+// comparison.md (the totals, then each scenario's per-share table).
+int CompareScenarios(const std::vector<std::string>& paths, const std::vector<std::string>& sets, std::string out_dir,
+                     bool force, int threads, bool check) {
+  absl::StatusOr<Overrides> overrides = Overrides::Parse(sets);
+  if (!overrides.ok()) return UsageError("compare", std::string(overrides.status().message()));
+  struct Item {
+    std::string path, name;
+    std::optional<OpenedScenario> opened;
+    ShareDeclarations declared;
+    Summary summary;
+    RunStats stats;
+    absl::Status error;
+  };
+  std::vector<Item> items(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Item& it = items[i];
+    it.path = paths[i];
+    it.name = fs::path(paths[i]).stem().string();
+    for (size_t j = 0; j < i; ++j) {
+      if (items[j].name == it.name) {
+        return UsageError("compare", "two scenario files are named '" + it.name + "' (" + items[j].path + ", " + it.path + ")");
+      }
+    }
+    absl::StatusOr<OpenedScenario> opened = OpenScenario(it.path, /*stream_qsb=*/true, *overrides);
+    if (!opened.ok()) return ReportError(opened.status());
+    it.opened = *std::move(opened);
+    for (const ScenarioEvent& ev : it.opened->whole ? it.opened->whole->events : it.opened->index->share_requests) {
+      it.declared.Note(ev, it.opened->head());
+    }
+  }
+  if (out_dir.empty()) out_dir = "out/compare-scenarios";
+  if (absl::Status s = PrepareOutDir(out_dir, force, /*shared=*/false, "compare"); !s.ok()) return ReportError(s);
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
+                                  static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
+  RunOptions options;
+  options.check_invariants = check;
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, items.size(), 1),
+      [&](const tbb::blocked_range<size_t>& range) {
+        for (size_t i = range.begin(); i != range.end(); ++i) {
+          Item& it = items[i];
+          SummaryBuilder b;
+          if (it.opened->streamed()) {
+            absl::StatusOr<RunStats> st = RunFastEngine(it.opened->events(), *std::move(it.opened->index), b, options);
+            if (!st.ok()) {
+              it.error = st.status();
+              continue;
+            }
+            it.stats = *std::move(st);
+          } else {
+            it.stats = RunFastEngine(*it.opened->whole, b, options);
+          }
+          it.summary = b.Build(it.stats.invariant_violations);
+          it.summary.run = RunProvenance{it.path, "fast", ToolVersion(), it.opened->head().knobs,
+                                         options.cycle_preemptions, options.check_invariants, it.stats.stopped, sets};
+        }
+      },
+      tbb::simple_partitioner());
+  std::string csv, md = "# Scenario comparison\n\n| scenario | jobs | succeeded | failed | unfinished | wait p50 | "
+                        "wait p95 | wait p99 | preempted | lost inst-h | status |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string details;
+  int code = kExitOk;
+  for (const Item& it : items) {
+    if (!it.error.ok()) return ReportError(it.error);
+    AtomicFile f((fs::path(out_dir) / (it.name + ".summary.json")).string());
+    f.stream() << SummaryToJson(it.summary);
+    if (absl::Status st = f.Commit(); !st.ok()) return ReportError(st);
+    // The per-share rows of `run --format csv`, each led by the scenario.
+    const std::string rows = ShareTable(it.summary, it.declared.shares(), TableFormat::kCsv);
+    const size_t header_end = rows.find('\n');
+    if (csv.empty()) csv = "scenario," + rows.substr(0, header_end + 1);
+    for (size_t p = header_end + 1; p < rows.size();) {
+      const size_t e = rows.find('\n', p);
+      csv += it.name + "," + rows.substr(p, e - p + 1);
+      p = e + 1;
+    }
+    const ShareSummary& t = it.summary.total;
+    auto wait = [&](SimTime v) { return t.wait.count == 0 ? std::string("-") : HumanDuration(v); };
+    md += "| " + it.name + " | " + std::to_string(t.submitted) + " | " + std::to_string(t.succeeded) + " | " +
+          std::to_string(t.failed) + " | " + std::to_string(t.unfinished) + " | " + wait(t.wait.p50) + " | " +
+          wait(t.wait.p95) + " | " + wait(t.wait.p99) + " | " + std::to_string(t.preempted_cross + t.preempted_in) +
+          " | " + absl::StrFormat("%.1f", static_cast<double>(t.work_lost_instance_ms) / 3.6e6) + " | " +
+          (it.stats.stopped.empty() ? "complete" : "stopped") + " |\n";
+    details += "\n## " + it.name + " (" + it.path + ")\n\n```\n" +
+               ShareTable(it.summary, it.declared.shares(), TableFormat::kTable) + "```\n";
+    if (!it.stats.stopped.empty()) {
+      std::cerr << "quotasim: " << it.path << ": " << it.stats.stopped << "\n";
+      code = kExitError;
+    }
+    for (const std::string& v : it.stats.violation_messages) {
+      std::cerr << "quotasim: " << it.path << ": INVARIANT VIOLATION: " << v << "\n";
+      code = kExitError;
+    }
+  }
+  if (!sets.empty()) md += "\nEvery scenario run with --set " + overrides->ToString() + ".\n";
+  md += details;
+  for (const auto& [name, text] : {std::pair<std::string, std::string>{"comparison.csv", csv}, {"comparison.md", md}}) {
+    AtomicFile f((fs::path(out_dir) / name).string());
+    f.stream() << text;
+    if (absl::Status st = f.Commit(); !st.ok()) return ReportError(st);
+  }
+  std::cout << "compare: " << items.size() << " scenarios into " << out_dir << " (comparison.md, comparison.csv)\n";
+  return code;
+}
+
 }  // namespace
 
 int CompareCommand(const std::vector<std::string>& args) {
-  po::options_description opts("quotasim compare TRACE --mapping M.json [options]");
+  po::options_description opts("quotasim compare TRACE --mapping M.json [options] | quotasim compare A.json B.json ... [--set ...]");
   trace::WorkloadInputs in;
   std::vector<std::string> policy_args;
   std::string out_dir, shard_arg;
   int threads = 0;
   double bucket_hours = 1;
+  std::vector<std::string> sets;
   opts.add_options()("help,h", "show this help")(
+      "set", po::value<std::vector<std::string>>(&sets),
+      "KEY=VALUE applied to every scenario file (scenario files only; quotasim run --help)")(
       "format", po::value<std::string>(&in.format),
       "swf | philly-pollux | philly-gavel | philly-rfold | alibaba-openb (default: the mapping's)")(
       "mapping", po::value<std::string>(&in.mapping_path), "mapping file (JSON)")(
@@ -93,9 +219,10 @@ int CompareCommand(const std::vector<std::string>& args) {
       "list-policies", "print the standard policies and exit")(
       "write-policies", po::value<std::string>(), "write the standard policies as DIR/<name>.json and exit");
   po::options_description hidden;
-  hidden.add_options()("trace", po::value<std::string>(&in.trace_path));
+  std::vector<std::string> inputs;
+  hidden.add_options()("trace", po::value<std::vector<std::string>>(&inputs));
   po::positional_options_description pos;
-  pos.add("trace", 1);
+  pos.add("trace", -1);
   po::variables_map vm;
   if (std::optional<int> done = ParseCommandLine("compare", args, opts, hidden, pos,
                                                  "\nWrites into the output directory, per policy: <policy>.summary.json, .metrics.json,\n"
@@ -125,8 +252,20 @@ int CompareCommand(const std::vector<std::string>& args) {
     }
     return kExitOk;
   }
+  // Scenario files (no mapping): each run as written, side by side.
+  auto is_scenario = [](const std::string& p) {
+    return gen::IsQsbPath(p) || (p.size() > 5 && p.compare(p.size() - 5, 5, ".json") == 0);
+  };
+  if (!inputs.empty() && in.mapping_path.empty() &&
+      std::all_of(inputs.begin(), inputs.end(), is_scenario)) {
+    if (threads < 0) return UsageError("compare", "--threads must be >= 0");
+    return CompareScenarios(inputs, sets, out_dir, vm.count("force") > 0, threads, vm.count("no-check") == 0);
+  }
+  if (!sets.empty()) return UsageError("compare", "--set applies to scenario files (a trace's settings come from its policies)");
+  if (inputs.size() > 1) return UsageError("compare", "one TRACE at a time (several arguments: scenario files .json/.qsb)");
+  if (!inputs.empty()) in.trace_path = inputs[0];
   if (in.trace_path.empty() || in.mapping_path.empty()) {
-    return UsageError("compare", "TRACE and --mapping are required");
+    return UsageError("compare", "TRACE and --mapping are required (or scenario files: compare A.json B.json ...)");
   }
   if (threads < 0 || !(bucket_hours > 0)) {
     return UsageError("compare", "--threads must be >= 0 and --bucket-hours > 0");

@@ -276,6 +276,34 @@ TEST_F(WhatIfTest, ExplainTellsAJobsStoryAndAShareWaits) {
   EXPECT_NE(r.output.find("bad.jsonl:2: not a JSON object"), std::string::npos) << r.output;
 }
 
+// compare on scenario files: the notebook and a copy with QS1's borrowLimit
+// at 0 side by side; each summary is that of `run` (the copy's = `run
+// --set QS1.borrowLimit=0`).
+TEST_F(WhatIfTest, CompareTakesScenarioFiles) {
+  Json nb = Json::parse(qs::testing::ReadWholeFile(kNotebook));
+  nb["quotaShares"][0]["resourceSharingConfiguration"]["borrowLimit"] = 0;
+  const fs::path copy = dir_ / "nb-b0.json";
+  std::ofstream(copy) << nb.dump(2);
+  Result r = Quotasim("compare " + kNotebook + " " + copy.string() + " --out " + (dir_ / "c").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --set QS1.borrowLimit=0 --summary " + (dir_ / "set.json").string())
+                .exit_code,
+            0);
+  EXPECT_EQ(Figures(dir_ / "c" / "nb-b0.summary.json"), Figures(dir_ / "set.json"));
+  const std::string csv = qs::testing::ReadWholeFile(dir_ / "c" / "comparison.csv");
+  EXPECT_EQ(csv.rfind("scenario,row,quotaShare,", 0), 0u) << csv;
+  EXPECT_NE(csv.find("\nnb-b0,share,QS1,ml.g5.xlarge=1,LEND_AND_BORROW,0,ENABLED,3,3,0,0,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nnotebook-example,total,"), std::string::npos) << csv;
+  const std::string md = qs::testing::ReadWholeFile(dir_ / "c" / "comparison.md");
+  EXPECT_NE(md.find("| nb-b0 | 4 | 4 | 0 | 0 | 0.0s | 12.3m | 12.3m | 1 | 0.0 | complete |"), std::string::npos) << md;
+  // --set applies to every scenario file; a trace needs its mapping.
+  r = Quotasim("compare " + kNotebook + " " + copy.string() + " --set QS9.strategy=LEND --out " + (dir_ / "d").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = Quotasim("compare " + kNotebook + " " + copy.string() + " --force --set preemptionDrainSeconds=0 --out " +
+               (dir_ / "c").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 TEST_F(WhatIfTest, BadOverridesExitTwoWithWhatIsWrong) {
   struct Case {
     std::string args, message;
