@@ -172,8 +172,13 @@ TEST_F(WhatIfTest, ImportRunAndWhatIfFromAnAwsExport) {
   r = Quotasim("run " + sc.string() + " -q --summary " + (dir_ / "s.json").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(ReadJson(dir_ / "s.json")["total"]["jobsSubmitted"], 14);
-  r = Quotasim("whatif " + sc.string() + " --set research.borrowLimit=0 --format json");
+  r = Quotasim("whatif " + sc.string() + " --set research.borrowLimit=0 --format json --common provisionSeconds=240 --out " +
+               (dir_ / "w").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  // --common goes to both runs, --set after it to the changed one.
+  EXPECT_EQ(ReadJson(dir_ / "w" / "base.summary.json")["run"]["overrides"], (Json{"provisionSeconds=240"}));
+  EXPECT_EQ(ReadJson(dir_ / "w" / "changed.summary.json")["run"]["overrides"],
+            (Json{"provisionSeconds=240", "research.borrowLimit=0"}));
   const Json w = Json::parse(r.output);
   EXPECT_EQ(w["quotaShares"][2]["setting"], "borrow 50% -> 0%");
   EXPECT_GT(w["quotaShares"][2]["changed"]["waitSeconds"]["p99"].get<double>(),

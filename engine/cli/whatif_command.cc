@@ -1,5 +1,6 @@
 // `quotasim whatif`: one scenario run twice on the fast engine, as written
-// and with --set overrides (engine/io/overrides.h), side by side:
+// and with --set overrides (engine/io/overrides.h), side by side (--common
+// settings go to both runs, e.g. the latency knobs calibrate found):
 //
 //   quotasim whatif queue.json --set QS1.borrowLimit=0 [--set ...] [--out DIR]
 //
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "boost/program_options.hpp"
 #include "engine/cli/command_line.h"
 #include "engine/cli/commands.h"
@@ -77,13 +79,15 @@ void RunSide(Side& side, const RunOptions& options, bool with_log) {
 int WhatIfCommand(const std::vector<std::string>& args) {
   po::options_description opts("quotasim whatif SCENARIO.json|SCENARIO.qsb --set KEY=VALUE [--set ...] [options]");
   std::string scenario_path, out_dir, format_name = "table";
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, common;
   int threads = 0;
   int64_t cycle_preemptions = kDefaultCyclePreemptions;
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>(&sets),
       "KEY=VALUE: the change to try (repeatable), e.g. QS1.borrowLimit=0, QS1.strategy=RESERVE, "
       "QS1.capacityLimits.ml.g5.xlarge=4, environment.capacityLimits.ml.g5.xlarge=8, preemptionDrainSeconds=60")(
+      "common", po::value<std::vector<std::string>>(&common),
+      "KEY=VALUE both runs get (repeatable), e.g. the latency knobs `quotasim calibrate` found")(
       "out", po::value<std::string>(&out_dir),
       "also write base/changed summaries and whatif.json/.csv into this folder (new or empty, or --force)")(
       "force", "replace the files of an earlier run in --out (a folder quotasim made)")(
@@ -118,18 +122,23 @@ int WhatIfCommand(const std::vector<std::string>& args) {
   if (!format) return UsageError("whatif", "--format must be table, csv or json, not '" + format_name + "'");
   const bool with_log = vm.count("events") > 0;
   if (with_log && out_dir.empty()) return UsageError("whatif", "--events needs --out DIR");
-  absl::StatusOr<Overrides> overrides = Overrides::Parse(sets);
+  std::vector<std::string> changed_sets = common;
+  changed_sets.insert(changed_sets.end(), sets.begin(), sets.end());
+  absl::StatusOr<Overrides> base_overrides = Overrides::Parse(common);
+  if (!base_overrides.ok()) return UsageError("whatif", std::string(base_overrides.status().message()));
+  absl::StatusOr<Overrides> overrides = Overrides::Parse(changed_sets);
   if (!overrides.ok()) return UsageError("whatif", std::string(overrides.status().message()));
   tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
 
   Side sides[2];
   sides[0].name = "base";
+  sides[0].sets = common;
   sides[1].name = "changed";
-  sides[1].sets = sets;
+  sides[1].sets = changed_sets;
   for (Side& side : sides) {
     absl::StatusOr<OpenedScenario> opened =
-        OpenScenario(scenario_path, /*stream_qsb=*/true, side.sets.empty() ? Overrides() : *overrides);
+        OpenScenario(scenario_path, /*stream_qsb=*/true, &side == &sides[0] ? *base_overrides : *overrides);
     if (!opened.ok()) return ReportError(opened.status());
     side.opened = *std::move(opened);
     for (const ScenarioEvent& ev : side.opened->whole ? side.opened->whole->events : side.opened->index->share_requests) {
@@ -178,7 +187,9 @@ int WhatIfCommand(const std::vector<std::string>& args) {
     }
   }
   if (*format == TableFormat::kTable) {
-    std::cout << "what-if: " << scenario_path << " with " << overrides->ToString() << "\n";
+    std::cout << "what-if: " << scenario_path << " with "
+              << absl::StrJoin(sets, " ") << (common.empty() ? "" : " (both runs: " + absl::StrJoin(common, " ") + ")")
+              << "\n";
   }
   std::cout << WhatIfTable(a.summary, a.declared.shares(), b.summary, b.declared.shares(), *format);
   if (*format == TableFormat::kTable && !out_dir.empty()) std::cout << "written to " << out_dir << "\n";

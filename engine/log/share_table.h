@@ -66,7 +66,7 @@ std::string ShareTable(const Summary& s, const std::vector<DeclaredShare>& decla
 
 // `quotasim whatif`: per share (the base run's declarations in order, then
 // shares only the changed run declares, then TOTAL) the setting that differs
-// and the change in wait p50/p95/p99, jobs succeeded, preemptions (both
+// and the change in jobs started (the waits are over them), wait p50/p95/p99, jobs succeeded, preemptions (both
 // kinds) and lost instance-hours from `base` to `changed`. kTable: "a -> b
 // (+d)" cells in human units; kCsv: base_, changed_ and delta_ columns per
 // figure (seconds, instance-hours); kJson: each share's ShareTable row for
