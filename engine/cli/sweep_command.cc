@@ -16,6 +16,7 @@
 // A .qsb scenario is checked once and streamed by each variant; a JSON one
 // is held whole and shared by its variants.
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -58,6 +59,23 @@ struct Axis {
   std::string key;
   std::vector<std::string> values;
 };
+
+// A variant's name as a file name: "*" (every share) reads "all", and no
+// character a shell or a file system treats specially is left.
+std::string FileName(std::string name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '*') {
+      out += "all";
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '=' ||
+               c == ',' || c == ':') {
+      out += c;
+    } else {
+      out += '_';
+    }
+  }
+  return out;
+}
 
 // A variant's scenario for a streamed file: the index of the file with the
 // variant's share requests and instance types (its job names are the same).
@@ -260,7 +278,7 @@ int SweepCommand(const std::vector<std::string>& args) {
          "preemptions_cross,preemptions_in,work_lost_instance_s,reclaim_p99_s,invariant_violations,status\n";
   for (size_t slot = 0; slot < mine.size(); ++slot) {
     const Variant& v = variants[mine[slot]];
-    AtomicFile f((std::filesystem::path(out_dir) / (v.name + ".summary.json")).string());
+    AtomicFile f((std::filesystem::path(out_dir) / (FileName(v.name) + ".summary.json")).string());
     f.stream() << summaries[slot];
     const Summary& r = results[slot];
     const ShareSummary& t = r.total;

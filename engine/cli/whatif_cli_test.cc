@@ -107,6 +107,10 @@ TEST_F(WhatIfTest, SweepVariesShareSettings) {
             0);
   EXPECT_EQ(Figures(dir_ / "s" / "notebook-example__QS1.borrowLimit=200.summary.json"), Figures(dir_ / "base.json"));
   EXPECT_EQ(Figures(dir_ / "s" / "notebook-example__QS1.borrowLimit=0.summary.json"), Figures(dir_ / "set.json"));
+  // "*" (every LEND_AND_BORROW share, here QS1 only) names its file "all".
+  r = Quotasim("sweep " + kNotebook + " --vary '*.borrowLimit=0' --out " + (dir_ / "a").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(Figures(dir_ / "a" / "notebook-example__all.borrowLimit=0.summary.json"), Figures(dir_ / "set.json"));
   // The same from a streamed file: each variant equals `run --set`.
   const fs::path qsb = dir_ / "w.qsb";
   ASSERT_EQ(Quotasim("gen --jobs 2000 --shares 4 --units 2 --seed 5 --out " + qsb.string()).exit_code, 0);
