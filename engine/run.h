@@ -76,6 +76,11 @@ struct RunOptions {
   // ranks) are mapped for transparent huge pages (engine/util/huge_pages.h);
   // false: plain heap blocks (benchmarks measure both; output is the same).
   bool huge_pages = true;
+  // Write a cause line for each RUNNABLE job whose wait cause changed, at
+  // the end of each instant (docs/semantics.md §9; `run --wait-causes`).
+  // Off, the log is the spec's, byte for byte. The reference engine takes
+  // it as RunReferenceEngine's wait_causes.
+  bool wait_causes = false;
   // Knobs to use instead of the scenario's own (`quotasim sweep` runs one
   // scenario under many knob settings without copying it). Fast engine only.
   std::optional<Knobs> knobs;
@@ -109,7 +114,7 @@ absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, ScenarioIndex 
 // invariant checks: for callers that only compare its decisions (the
 // differential fuzzer, benchmarks).
 RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink, bool check_invariants = true,
-                            int64_t cycle_preemptions = kDefaultCyclePreemptions);
+                            int64_t cycle_preemptions = kDefaultCyclePreemptions, bool wait_causes = false);
 
 }  // namespace qs
 

@@ -181,6 +181,9 @@ int RunCommand(const std::vector<std::string>& args) {
       "cycle-preemptions", po::value<int64_t>(&cycle_preemptions)->default_value(kDefaultCyclePreemptions),
       "stop a run caught in a preemption cycle once a job is preempted this often with nothing "
       "finishing in between (exit 1; 0 = never)")(
+      "wait-causes",
+      "add a cause line (waitCause key) each time a RUNNABLE job's reason for waiting changes, and "
+      "waitByCauseSeconds to the summary (docs/semantics.md §9; off, the log is the spec's)")(
       "quiet,q", "do not print the per-share table")(
       "format", po::value<std::string>(&format_name)->default_value("table"),
       "the per-share table: table (aligned, human units) | csv | json (seconds and instance-hours)")(
@@ -263,6 +266,7 @@ int RunCommand(const std::vector<std::string>& args) {
   options.check_invariants = vm.count("no-check") == 0;
   options.full_invariant_check = vm.count("full-check") > 0;
   options.cycle_preemptions = cycle_preemptions;
+  options.wait_causes = vm.count("wait-causes") > 0;
   RunStats stats;
   if (opened->streamed()) {
     absl::StatusOr<RunStats> streamed = RunFastEngine(opened->events(), *std::move(opened->index), tee, options);
@@ -271,7 +275,7 @@ int RunCommand(const std::vector<std::string>& args) {
   } else {
     stats = engine_name == "fast" ? RunFastEngine(*opened->whole, tee, options)
                                   : RunReferenceEngine(*opened->whole, tee, options.check_invariants,
-                                                       options.cycle_preemptions);
+                                                       options.cycle_preemptions, options.wait_causes);
   }
   if (async) async->Flush();
   progress.Clear();
@@ -281,7 +285,7 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   Summary result = summary.Build(stats.invariant_violations);
   result.run = RunProvenance{scenario_path,      engine_name, ToolVersion(), opened->head().knobs, cycle_preemptions,
-                             options.check_invariants, stats.stopped, sets};
+                             options.check_invariants, stats.stopped, sets, options.wait_causes};
   if (summary_file) {
     summary_file->stream() << SummaryToJson(result);
     if (absl::Status st = summary_file->Commit(); !st.ok()) return ReportError(st);

@@ -92,6 +92,8 @@ int WhatIfCommand(const std::vector<std::string>& args) {
       "also write base/changed summaries and whatif.json/.csv into this folder (new or empty, or --force)")(
       "force", "replace the files of an earlier run in --out (a folder quotasim made)")(
       "events", "with --out: also write both event logs (base.events.jsonl, changed.events.jsonl)")(
+      "wait-causes",
+      "both runs write cause lines and waitByCauseSeconds, as `run --wait-causes` (docs/semantics.md §9)")(
       "format", po::value<std::string>(&format_name)->default_value("table"),
       "the comparison on stdout: table (aligned, human units) | csv | json")(
       "threads", po::value<int>(&threads)->default_value(0),
@@ -153,12 +155,14 @@ int WhatIfCommand(const std::vector<std::string>& args) {
   RunOptions options;
   options.check_invariants = vm.count("no-check") == 0;
   options.cycle_preemptions = cycle_preemptions;
+  options.wait_causes = vm.count("wait-causes") > 0;
   tbb::parallel_invoke([&] { RunSide(sides[0], options, with_log); }, [&] { RunSide(sides[1], options, with_log); });
   int code = kExitOk;
   for (Side& side : sides) {
     if (!side.error.ok()) return ReportError(side.error);
     side.summary.run = RunProvenance{scenario_path, "fast", ToolVersion(), side.opened->head().knobs,
-                                     cycle_preemptions, options.check_invariants, side.stats.stopped, side.sets};
+                                     cycle_preemptions, options.check_invariants, side.stats.stopped, side.sets,
+                                     options.wait_causes};
     for (const std::string& v : side.stats.violation_messages) {
       std::cerr << "quotasim: " << side.name << " run: INVARIANT VIOLATION: " << v << "\n";
     }

@@ -420,6 +420,10 @@ void Engine::EmitJob(int32_t id, JobStatus status, std::string_view reason, bool
     r.recent_preempted_attempts = st_.RecentOf(j);
   }
   sink_.OnJob(r);
+  if (status == JobStatus::kRunnable && opt_.wait_causes) {
+    cause_fresh_.emplace_back(id, j.seq);
+    cause_fresh_seqs_.insert(j.seq);
+  }
 }
 
 void Engine::EmitSnapshot() {

@@ -104,6 +104,7 @@ RunStats Engine::Run() {
     }
     if (!stats_.stopped.empty()) break;
     if (clock_touched_ != 0) SweepHeadClocks();
+    if (opt_.wait_causes) EmitWaitCauses();
     // A batch that ran no pass may have left work for the next tick; a batch
     // that ran one has settled, so a stuck queue does not tick forever.
     if (knobs.scheduling_interval > 0 && !passed && runnable_count_ > 0 && next_tick_ <= t) {

@@ -20,6 +20,7 @@
 //   requests.cc  scenario requests: validation, submissions, configuration
 //   pass.cc      the pass: phases 1-3 asking the decisions, applying them
 //   effects.cc   every change to a job and the accounts, and its records
+//   wait_causes.cc  why each RUNNABLE job waits (RunOptions::wait_causes)
 //
 // Design
 //  * One Engine owns all state of one run; no globals. Time is integer
@@ -48,6 +49,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "engine/log/event_log.h"
 #include "engine/model/event_stream.h"
@@ -110,6 +112,13 @@ class Engine {
   // starts.
   void SweepHeadClocks();
   void Violation(std::string message);
+  // --- wait_causes.cc (RunOptions::wait_causes; docs/semantics.md §9)
+  // At the end of an instant: a cause line for each RUNNABLE job whose cause
+  // changed or that had a RUNNABLE line in this instant.
+  void EmitWaitCauses();
+  // The cause of share s's head h, from the accounts as they are.
+  WaitCause WaitCauseOf(int32_t s, int32_t h) const;
+  void EmitCause(int32_t id, WaitCause cause);
   void Progress() {  // a request applied, an attempt ended, a job finished
     if (!streak_.empty()) streak_.clear();
   }
@@ -217,6 +226,10 @@ class Engine {
   std::vector<JobStateTimeLimitAction> time_limit_actions_;
   std::vector<std::string> time_limit_reasons_;
   uint64_t clock_touched_ = 0;  // bits over shares: head or head's reason changed this instant
+  // Jobs with a RUNNABLE line in this instant, in line order, as (slot,
+  // Job::seq); the seqs of those still owed a cause line (wait_causes).
+  std::vector<std::pair<int32_t, int32_t>> cause_fresh_;
+  absl::flat_hash_set<int32_t> cause_fresh_seqs_;
   // Scratch kept to save an allocation per call.
   std::vector<LenderIdle> lenders_scratch_;
   BorrowPlan plan_scratch_;

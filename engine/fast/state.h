@@ -158,6 +158,11 @@ struct Share {
   int32_t clock_seq = -1;     // Job::seq of the head, -1 when no clock runs
   uint32_t clock_reason = 0;  // ReasonTable id
   uint32_t clock_gen = 0;
+  // The head's last cause line (RunOptions::wait_causes; Engine::EmitWaitCauses):
+  // the job (slot and Job::seq) and its cause; kNone when none was written.
+  int32_t cause_job = kNone;
+  int32_t cause_seq = -1;
+  WaitCause cause = WaitCause::kNone;
 };
 
 // Status reasons by id: Id() interns a text by content (a stable copy the

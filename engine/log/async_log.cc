@@ -74,6 +74,7 @@ void AsyncLog::OnJob(const JobRecord& r) {
   Put<int32_t>(c, r.preempted_for_slot);
   Put<uint8_t>(c, static_cast<uint8_t>(r.status));
   Put<uint8_t>(c, static_cast<uint8_t>(r.preemption));
+  Put<uint8_t>(c, static_cast<uint8_t>(r.wait_cause));
   Put<uint8_t>(c, static_cast<uint8_t>((r.has_usage ? 1 : 0) | (r.has_preemption_summary ? 2 : 0) |
                                        (r.checkpointed_ms > 0 ? 4 : 0) |
                                        (r.status_reason == reasons::kInsufficientCapacity ? 8 : 0)));
@@ -236,6 +237,7 @@ void AsyncLog::Decode(const std::string& chunk, std::string& text) {
       r.preempted_for_slot = in.Get<int32_t>();
       r.status = static_cast<JobStatus>(in.Get<uint8_t>());
       r.preemption = static_cast<PreemptionType>(in.Get<uint8_t>());
+      r.wait_cause = static_cast<WaitCause>(in.Get<uint8_t>());
       const uint8_t flags = in.Get<uint8_t>();
       r.has_usage = (flags & 1) != 0;
       r.has_preemption_summary = (flags & 2) != 0;

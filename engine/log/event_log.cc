@@ -20,6 +20,24 @@ const char* JobStatusName(JobStatus s) {
   return "?";
 }
 
+const char* WaitCauseName(WaitCause c) {
+  switch (c) {
+    case WaitCause::kNone: return "";
+    case WaitCause::kBehindHead: return "BEHIND_HEAD";
+    case WaitCause::kEnvironmentDisabled: return "ENVIRONMENT_DISABLED";
+    case WaitCause::kMisconfiguration: return "MISCONFIGURATION";
+    case WaitCause::kDrainingVictims: return "DRAINING_VICTIMS";
+    case WaitCause::kLentOut: return "LENT_OUT";
+    case WaitCause::kShareLimit: return "SHARE_LIMIT";
+    case WaitCause::kBorrowLimit: return "BORROW_LIMIT";
+    case WaitCause::kNoIdleLender: return "NO_IDLE_LENDER";
+    case WaitCause::kEnvironmentFull: return "ENVIRONMENT_FULL";
+    case WaitCause::kNextPass: return "NEXT_PASS";
+    case WaitCause::kCapacityError: return "CAPACITY_ERROR";
+  }
+  return "?";
+}
+
 namespace reasons {
 std::string_view ReasonCode(std::string_view reason) {
   size_t pos = reason.find(" - ");
@@ -159,6 +177,12 @@ void JsonlWriter::AppendJob(std::string& out, const JobRecord& r) {
       out.push_back('}');
     }
     out.append("]}");
+  }
+  if (r.wait_cause != WaitCause::kNone) {
+    AppendKey(out, "waitCause");
+    out.push_back('"');
+    out.append(WaitCauseName(r.wait_cause));
+    out.push_back('"');
   }
   out.append("}\n");
 }

@@ -13,7 +13,8 @@
 //   job:      {"time","jobName","quotaShareName","status","statusReason"
 //              [,"capacityUsage","borrowed"]          SCHEDULED lines
 //              [,"preemptedFor","preemptionType"]     preemption-start lines
-//              [,"preemptionSummary"]}                lines ending a preempted attempt
+//              [,"preemptionSummary"]                 lines ending a preempted attempt
+//              [,"waitCause"]}                        cause lines (--wait-causes)
 //   rejected: {"time","rejected":true,"action","message","path"}
 //   snapshot: {"time","snapshot":{GetJobQueueSnapshot response}}
 //
@@ -54,6 +55,29 @@ inline bool IsDispatched(JobStatus s) {
 }
 
 enum class PreemptionType : uint8_t { kNone, kCrossShare, kInShare };
+
+// Why a RUNNABLE job has not started (`quotasim run --wait-causes`;
+// docs/semantics.md §9). Written as the `waitCause` key of the RUNNABLE line
+// an engine adds at the end of an instant for each RUNNABLE job whose cause
+// changed (AWS's statusReason is left as it is). kCapacityError never
+// appears on a line: the summary counts under it the SCHEDULED time of
+// attempts that ended in a capacity error.
+enum class WaitCause : uint8_t {
+  kNone,                 // not a cause line
+  kBehindHead,           // BEHIND_HEAD: another job of the share is ahead of it
+  kEnvironmentDisabled,  // ENVIRONMENT_DISABLED: the service environment is DISABLED
+  kMisconfiguration,     // MISCONFIGURATION: it can never start as configured
+  kDrainingVictims,      // DRAINING_VICTIMS: victims preempted for it are draining
+  kLentOut,              // LENT_OUT: within its limit, but the share's capacity is lent out
+  kShareLimit,           // SHARE_LIMIT: beyond its share's limit, and the share cannot borrow
+  kBorrowLimit,          // BORROW_LIMIT: borrowing it needs would pass the share's borrowLimit
+  kNoIdleLender,         // NO_IDLE_LENDER: the other shares lend less than it needs
+  kEnvironmentFull,      // ENVIRONMENT_FULL: quota allows it, the environment has no free instances
+  kNextPass,             // NEXT_PASS: it fits; no pass has run since (schedulingIntervalSeconds)
+  kCapacityError,        // CAPACITY_ERROR: summary only (see above)
+};
+inline constexpr int kNumWaitCauses = static_cast<int>(WaitCause::kCapacityError) + 1;
+const char* WaitCauseName(WaitCause c);
 
 // Status reasons fixed by the spec (verbatim).
 namespace reasons {
@@ -138,6 +162,8 @@ struct JobRecord {
   bool has_preemption_summary = false;
   int64_t preempted_attempt_count = 0;
   std::span<const PreemptedAttempt> recent_preempted_attempts;  // newest first, <= 10
+  // Cause lines (RUNNABLE, written with RunOptions::wait_causes): the cause.
+  WaitCause wait_cause = WaitCause::kNone;
 };
 
 struct RejectedRecord {

@@ -16,6 +16,11 @@
 // ExplainShare: per job of the share its time RUNNABLE, the share's time
 // RUNNABLE summed by statusReason (an empty reason reads "waiting for
 // capacity"), and the jobs that waited longest.
+// A log written with wait causes (`run --wait-causes`, docs/semantics.md §9)
+// adds, to both, the time by wait cause: RUNNABLE time by the cause of its
+// cause lines, and CAPACITY_ERROR for the SCHEDULED time of attempts that
+// ended in a capacity error; a job's story shows each cause line as "waits:
+// CAUSE (what it means)".
 //
 // Lines that are not job lines (rejected requests, snapshots) are skipped;
 // a line that is not JSON or lacks time, jobName or status is an error
@@ -44,8 +49,15 @@ struct LogJobLine {
   std::vector<std::pair<std::string, int64_t>> borrowed;  // (lender, instances)
   std::string preempted_for, preemption_type;             // preemption-start lines
   SimTime checkpointed = 0;
+  std::string cause;  // waitCause of a cause line, else ""
 };
 
+// One line of an event log: true with *out set for a job line, false for
+// another line (a rejected request, a snapshot), an InvalidArgumentError
+// (without source or line) for a line that is not a JSON object or a job
+// line without a numeric time or string jobName / status.
+absl::StatusOr<bool> ParseJobLine(std::string_view text, LogJobLine* out);
+// Every job line; errors name `source` and the line number.
 absl::StatusOr<std::vector<LogJobLine>> ReadJobLines(std::istream& in, std::string_view source);
 
 // An error (NotFoundError) when the log has no line of `job`.

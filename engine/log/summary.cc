@@ -47,7 +47,7 @@ nlohmann::ordered_json StatsJson(const DurationStats& d, bool full) {
   return j;
 }
 
-nlohmann::ordered_json ShareJson(const ShareSummary& s, bool with_capacity) {
+nlohmann::ordered_json ShareJson(const ShareSummary& s, bool with_capacity, bool with_causes) {
   nlohmann::ordered_json j;
   j["jobsSubmitted"] = s.submitted;
   j["jobsSucceeded"] = s.succeeded;
@@ -63,6 +63,13 @@ nlohmann::ordered_json ShareJson(const ShareSummary& s, bool with_capacity) {
   j["workLostInstanceSeconds"] = Seconds(s.work_lost_instance_ms);
   j["reclaimLatencySeconds"] = StatsJson(s.reclaim, false);
   if (with_capacity) j["capacityErrors"] = s.capacity_errors;
+  if (with_causes) {
+    nlohmann::ordered_json causes = nlohmann::ordered_json::object();
+    for (int c = 1; c < kNumWaitCauses; ++c) {
+      causes[WaitCauseName(static_cast<WaitCause>(c))] = Seconds(s.wait_by_cause_ms[static_cast<size_t>(c)]);
+    }
+    j["waitByCauseSeconds"] = std::move(causes);
+  }
   return j;
 }
 
@@ -79,6 +86,7 @@ void Accumulate(ShareSummary& total, const ShareSummary& s) {
   total.preempted_in += s.preempted_in;
   total.work_lost_instance_ms += s.work_lost_instance_ms;
   total.capacity_errors += s.capacity_errors;
+  for (size_t c = 0; c < s.wait_by_cause_ms.size(); ++c) total.wait_by_cause_ms[c] += s.wait_by_cause_ms[c];
 }
 
 }  // namespace
@@ -93,6 +101,14 @@ void SummaryBuilder::SetWaiting(Track& t, bool waiting, SimTime now) {
     backlog_.peak = waiting_;
     backlog_.peak_time = now;
   }
+}
+
+void SummaryBuilder::CloseCause(Track& t, SimTime now) {
+  if (cause_open_.empty()) return;
+  auto it = cause_open_.find(&t);
+  if (it == cause_open_.end()) return;
+  t.share->second.s.wait_by_cause_ms[static_cast<size_t>(it->second.first)] += now - it->second.second;
+  cause_open_.erase(it);
 }
 
 void SummaryBuilder::CloseAttempt(Track& t, SimTime now) {
@@ -153,6 +169,7 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
     t.unit = nullptr;
   }
   ShareAcc& sh = t.share->second;
+  if (r.status != JobStatus::kRunnable) CloseCause(t, r.time);
   switch (r.status) {
     case JobStatus::kSubmitted:
       ++sh.s.submitted;
@@ -165,7 +182,16 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
       if (r.has_preemption_summary && t.running_since >= 0) {
         sh.s.work_lost_instance_ms += (t.own + t.borrowed) * (r.time - t.running_since);
       }
-      if (t.dispatched && r.status_reason == reasons::kInsufficientCapacity) ++sh.s.capacity_errors;
+      if (r.wait_cause != WaitCause::kNone) {  // a cause line
+        saw_causes_ = true;
+        CloseCause(t, r.time);
+        cause_open_[&t] = {r.wait_cause, r.time};
+        break;
+      }
+      if (t.dispatched && r.status_reason == reasons::kInsufficientCapacity) {
+        ++sh.s.capacity_errors;
+        sh.s.wait_by_cause_ms[static_cast<size_t>(WaitCause::kCapacityError)] += r.time - t.attempt_start;
+      }
       CloseAttempt(t, r.time);
       SetWaiting(t, true, r.time);
       if (t.first_runnable < 0) t.first_runnable = r.time;
@@ -239,6 +265,7 @@ void SummaryBuilder::OnEnd(SimTime end_time) {
   ended_ = true;
   auto close = [&](Track& t) {
     if (!t.terminal) ++t.share->second.s.unfinished;
+    CloseCause(t, end_time);
     CloseAttempt(t, end_time);
   };
   for (int32_t k : slot_track_) {
@@ -256,6 +283,7 @@ Summary SummaryBuilder::Build(int64_t invariant_violations) const {
   out.end_time = end_time_;
   out.invariant_violations = invariant_violations;
   out.rejected_requests = rejected_;
+  out.wait_causes = saw_causes_;
   out.backlog = backlog_;
   if (backlog_.last_submission > 0) {
     out.backlog.mean_over_arrivals = waiting_ms_at_last_submission_ / static_cast<double>(backlog_.last_submission);
@@ -295,6 +323,7 @@ std::string SummaryToJson(const Summary& s) {
                 {"completed", r.stopped.empty()},
                 {"stopped", r.stopped.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.stopped)}};
     if (!r.overrides.empty()) j["run"]["overrides"] = r.overrides;
+    if (r.wait_causes) j["run"]["waitCauses"] = true;
   }
   j["endTime"] = Seconds(s.end_time);
   j["invariantViolations"] = s.invariant_violations;
@@ -305,13 +334,13 @@ std::string SummaryToJson(const Summary& s) {
                   {"atLastSubmission", s.backlog.at_last_submission},
                   {"lastSubmissionTime", Seconds(s.backlog.last_submission)}};
   const bool with_capacity = s.total.capacity_errors > 0;
-  nlohmann::ordered_json total = ShareJson(s.total, with_capacity);
+  nlohmann::ordered_json total = ShareJson(s.total, with_capacity, s.wait_causes);
   nlohmann::ordered_json util = nlohmann::ordered_json::object();
   for (const auto& [unit, u] : s.utilisation) util[unit] = u;
   total["utilisation"] = util;
   j["total"] = total;
   nlohmann::ordered_json shares = nlohmann::ordered_json::object();
-  for (const auto& [name, sh] : s.shares) shares[name] = ShareJson(sh, with_capacity);
+  for (const auto& [name, sh] : s.shares) shares[name] = ShareJson(sh, with_capacity, s.wait_causes);
   j["quotaShares"] = shares;
   return j.dump(2) + "\n";
 }

@@ -27,6 +27,11 @@
 //  * total.utilisation[unit]: instance-seconds used / integral of the
 //    environment's capacity over [0, endTime].
 //  * invariantViolations: reported by the engine (must be 0).
+//  * waitByCauseSeconds (runs with wait causes, RunOptions::wait_causes;
+//    docs/semantics.md §9): the time the share's jobs spent RUNNABLE, every
+//    RUNNABLE spell (not only the first wait), split by the cause lines'
+//    causes; CAPACITY_ERROR is the SCHEDULED time of attempts that ended in
+//    a capacity error. Written only when the log has cause lines.
 //  * backlog: jobs waiting (submitted, not terminal, holding no capacity:
 //    SUBMITTED/RUNNABLE, or requeued after a preemption or a retry), at its
 //    peak, as a time-weighted mean over the arrivals [0, last submission],
@@ -38,6 +43,7 @@
 #define QS_ENGINE_LOG_SUMMARY_H_
 
 #include <cstdint>
+#include <array>
 #include <deque>
 #include <map>
 #include <optional>
@@ -46,6 +52,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "engine/log/event_log.h"
 #include "engine/model/scenario.h"
 
@@ -68,6 +75,9 @@ struct ShareSummary {
   // Capacity errors (docs/semantics.md §2, "Capacity"): attempts SageMaker
   // could not provision. In the JSON only when a run had any.
   int64_t capacity_errors = 0;
+  // Milliseconds RUNNABLE by WaitCause (index), and CAPACITY_ERROR's
+  // SCHEDULED time; in the JSON only when the log had cause lines.
+  std::array<int64_t, kNumWaitCauses> wait_by_cause_ms{};
 };
 
 struct BacklogStats {
@@ -91,6 +101,8 @@ struct RunProvenance {
   // The --set KEY=VALUE overrides applied to the scenario (engine/io/overrides.h),
   // in order; written only when there are some.
   std::vector<std::string> overrides;
+  // RunOptions::wait_causes; written (as waitCauses: true) only when set.
+  bool wait_causes = false;
 };
 
 struct Summary {
@@ -100,6 +112,7 @@ struct Summary {
   int64_t invariant_violations = 0;
   int64_t rejected_requests = 0;
   ShareSummary total;
+  bool wait_causes = false;  // the log had cause lines
   std::map<std::string, double> utilisation;  // unit -> fraction
   std::map<std::string, ShareSummary> shares;  // by name
 };
@@ -152,7 +165,11 @@ class SummaryBuilder : public LogSink {
   std::vector<int32_t> slot_track_;  // -1: none
   std::deque<Track> pool_;  // grows in chunks: no doubling of a million in-flight tracks
   std::vector<int32_t> free_tracks_;
-  absl::flat_hash_map<std::string, Track> by_name_;
+  absl::node_hash_map<std::string, Track> by_name_;  // stable: cause_open_ points into it
+  // RUNNABLE jobs with a cause line: their cause and since when.
+  absl::flat_hash_map<const Track*, std::pair<WaitCause, SimTime>> cause_open_;
+  bool saw_causes_ = false;
+  void CloseCause(Track& t, SimTime now);
   std::map<std::string, ShareAcc, std::less<>> shares_;
   std::map<std::string, std::pair<int64_t, SimTime>> capacity_;  // unit -> (current, since)
   std::map<std::string, int64_t> capacity_ms_;                    // unit -> integral so far

@@ -87,6 +87,7 @@ RunStats Engine::Run() {
     }
     if (!stats_.stopped.empty()) break;
     SweepHeadClocks();
+    if (wait_causes_) WriteWaitCauses();
     // Ticks. docs/semantics.md §1 schedules one after *each* batch with a
     // RUNNABLE job; we schedule it only after a batch that ran no pass: a
     // batch that ran one has settled (state changes only through events, and
@@ -514,8 +515,8 @@ void Engine::OnSnapshot(const ScenarioEvent& ev, const GetJobQueueSnapshotReques
 }  // namespace reference_internal
 
 RunStats RunReferenceEngine(const Scenario& scenario, LogSink& sink, bool check_invariants,
-                            int64_t cycle_preemptions) {
-  reference_internal::Engine engine(scenario, sink, check_invariants, cycle_preemptions);
+                            int64_t cycle_preemptions, bool wait_causes) {
+  reference_internal::Engine engine(scenario, sink, check_invariants, cycle_preemptions, wait_causes);
   return engine.Run();
 }
 

@@ -63,6 +63,10 @@ struct Share {
   int clock_job = kNone;
   std::string clock_reason;
   int64_t clock_gen = 0;
+  // The job whose cause line was last written as this share's head, and
+  // that cause (§9; kNone: none).
+  int cause_job = kNone;
+  WaitCause cause = WaitCause::kNone;
 };
 
 struct Job {
@@ -162,8 +166,13 @@ inline bool IsMisconfiguration(std::string_view reason) {
 
 class Engine {
  public:
-  Engine(const Scenario& scenario, LogSink& sink, bool check_invariants, int64_t cycle_preemptions)
-      : sc_(scenario), sink_(sink), check_invariants_(check_invariants), cycle_preemptions_(cycle_preemptions) {
+  Engine(const Scenario& scenario, LogSink& sink, bool check_invariants, int64_t cycle_preemptions,
+         bool wait_causes)
+      : sc_(scenario),
+        sink_(sink),
+        check_invariants_(check_invariants),
+        cycle_preemptions_(cycle_preemptions),
+        wait_causes_(wait_causes) {
     for (const CapacityLimit& l : sc_.service_environment.capacity_limits) {
       env_limits_[l.capacity_unit] = l.max_capacity;
     }
@@ -557,6 +566,7 @@ class Engine {
     rec.status = status;
     rec.status_reason = j.reason;
     sink_.OnJob(rec);
+    if (wait_causes_ && status == JobStatus::kRunnable) runnable_lines_.push_back(static_cast<int>(&j - jobs_.data()));
   }
   void SetStatus(Job& j, JobStatus status, std::string_view reason) {
     Commit(j, status, reason, BaseRecord(j));
@@ -653,6 +663,10 @@ class Engine {
   bool LookAt(int ji);
   void StartTimeLimitClock(int ji);
   void SweepHeadClocks();
+  // §9, reference_wait_causes.cc: the cause lines of an instant's end, and
+  // the cause of share s's head ji.
+  void WriteWaitCauses();
+  WaitCause CauseOfHead(int s, int ji) const;
   void Dispatch(int ji, int64_t own, std::vector<Part> parts);
   bool TryCrossShareReclaim(int ji);
   bool VictimBefore(int a, int b) const;
@@ -681,6 +695,10 @@ class Engine {
   // last request, attempt end or finished job.
   const int64_t cycle_preemptions_;
   std::map<int, int64_t> preempted_since_progress_;
+  // §9: write cause lines; the jobs with a RUNNABLE line in this instant,
+  // in line order (repeats included).
+  const bool wait_causes_;
+  std::vector<int> runnable_lines_;
   void Progress() { preempted_since_progress_.clear(); }
   RunStats stats_;
   SimTime now_ = 0;
