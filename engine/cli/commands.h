@@ -55,6 +55,7 @@ int WhatIfCommand(const std::vector<std::string>& args);    // whatif_command.cc
 int ImportCommand(const std::vector<std::string>& args);    // import_command.cc
 int CalibrateCommand(const std::vector<std::string>& args); // calibrate_command.cc
 int ExplainCommand(const std::vector<std::string>& args);   // explain_command.cc
+int ReportCommand(const std::vector<std::string>& args);    // report_command.cc
 int ReplayCommand(const std::vector<std::string>& args);    // replay_command.cc
 int CompareCommand(const std::vector<std::string>& args);   // compare_command.cc
 int MergeCommand(const std::vector<std::string>& args);     // merge_command.cc

@@ -38,6 +38,7 @@ constexpr Command kCommands[] = {
     {"import", "turn an AWS CLI export of a queue into a scenario (import aws DIR --out X.json)", qs::ImportCommand},
     {"calibrate", "compare an imported queue's simulated starts with the observed; search latency knobs", qs::CalibrateCommand},
     {"explain", "a job's story, or a share's waits, from an event log", qs::ExplainCommand},
+    {"report", "one self-contained HTML page from a run, what-if, sweep or compare output", qs::ReportCommand},
     {"replay", "replay a real cluster trace under one policy", qs::ReplayCommand},
     {"compare", "replay a trace under many policies; comparison report", qs::CompareCommand},
     {"merge", "join the shard outputs of compare --shard K/N into one report", qs::MergeCommand},

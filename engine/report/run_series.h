@@ -1,0 +1,56 @@
+// File: engine/report/run_series.h
+//
+// What `quotasim report` draws from a run's event log, read in one pass: per
+// share the waits of its jobs, per (share, instance type) the instances in
+// use over time (own and borrowed, as the mean over each of `buckets` equal
+// slices of [0, end]), and per share the preemptions of its jobs in each
+// slice.
+//
+//   absl::StatusOr<RunSeries> s = ScanEventLog(in, "base.events.jsonl", end_ms, 240);
+//
+// Definitions match the summary (engine/log/summary.h): a wait is first
+// RUNNABLE -> first SCHEDULED of a job that was scheduled; an attempt holds
+// its SCHEDULED line's capacityUsage (minus the borrowed parts: own) until the
+// line that ends it (RUNNABLE, SUCCEEDED, FAILED) or `end`; a preemption is a
+// preemption-start line (preemptedFor), counted for the victim's share.
+//
+// Errors name the source and line (ParseJobLine, engine/log/explain.h).
+//
+// Thread-compatible.
+#ifndef QS_ENGINE_REPORT_RUN_SERIES_H_
+#define QS_ENGINE_REPORT_RUN_SERIES_H_
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/model/time.h"
+
+namespace qs {
+
+struct UseSeries {
+  std::vector<double> own, borrowed;  // mean instances per slice
+  double peak = 0;                    // most instances held at once (own + borrowed)
+};
+
+struct RunSeries {
+  SimTime end = 0;
+  SimTime slice = 1;  // ms per slice
+  int slices = 0;
+  std::map<std::string, std::vector<SimTime>> waits;                    // share -> waits, ascending
+  std::map<std::pair<std::string, std::string>, UseSeries> use;         // (share, unit) -> use
+  std::map<std::string, std::vector<int64_t>> preemptions;             // share -> per slice
+  int64_t lines = 0;                                                    // job lines read
+};
+
+// `end`: the run's endTime (its summary's); `slices` >= 1.
+absl::StatusOr<RunSeries> ScanEventLog(std::istream& in, std::string_view source, SimTime end, int slices);
+
+}  // namespace qs
+
+#endif  // QS_ENGINE_REPORT_RUN_SERIES_H_
