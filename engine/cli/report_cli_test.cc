@@ -179,6 +179,33 @@ TEST_F(ReportTest, RunSummaryWithAndWithoutItsLog) {
   EXPECT_NE(html.find("No event log with this summary"), std::string::npos);
 }
 
+// A trace compare's folder (committed under results/): each policy's
+// timeseries.csv and waits.csv stand in for its log, limits included.
+TEST_F(ReportTest, TraceCompareFolder) {
+  const std::string kth = QS_SOURCE_DIR "/results/swf-kth-sp2";
+  Result r = Quotasim("report " + kth + " --out " + P("kth.html"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("9 run(s)"), std::string::npos) << r.output;
+  const std::string html = qs::testing::ReadWholeFile(P("kth.html"));
+  EXPECT_NE(html.find("Runs side by side"), std::string::npos);
+  EXPECT_NE(html.find("Limits from borrow-unlimited.timeseries.csv"), std::string::npos);
+  EXPECT_NE(html.find("data-chart=\"use\""), std::string::npos);
+  EXPECT_NE(html.find("all jobs"), std::string::npos);  // the wait CDF of all jobs
+  EXPECT_NE(html.find("data-chart=\"preemptions\""), std::string::npos);
+  // A broken row names the file and the line.
+  fs::create_directories(P("t"));
+  fs::copy_file(kth + "/lend.summary.json", P("t/lend.summary.json"));
+  {
+    std::ofstream ts(P("t/lend.timeseries.csv"));
+    ts << "hour,g14,total,capacity,preempt_cross,preempt_in,borrowed:g14,limit:g14\n0.00,1.0,1.0,4.0,0,0,0.0,2.0\n"
+          "6.00,x,1.0,4.0,0,0,0.0,2.0\n";
+  }
+  r = Quotasim("report " + P("t") + " --out " + P("t.html"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("lend.timeseries.csv:3: column g14: 'x' is not a number >= 0"), std::string::npos)
+      << r.output;
+}
+
 TEST_F(ReportTest, BadInputsExitTwoNamingTheFile) {
   Result r = Quotasim("report " + P("missing") + " --out " + P("x.html"));
   EXPECT_EQ(r.exit_code, 2);

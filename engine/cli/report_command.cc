@@ -5,13 +5,17 @@
 //     <stem>.summary.json);
 //   * a folder written by `whatif --out` (base and changed, with their logs
 //     when --events wrote them), `sweep --out` or `compare --out` (every
-//     *.summary.json in it, by name, each with its log if one is beside it).
+//     *.summary.json in it, by name, each with its log if one is beside it;
+//     a trace compare's <policy>.timeseries.csv and .waits.csv stand in for
+//     a log).
 // Each run's share limits come from its scenario (the summary's
 // run.scenario, or --scenario) with its run.overrides applied; when the
 // scenario cannot be read the page says so and shows no limits.
 // Exit 2 for a missing input, a file that is not a summary (the message names
 // the file and what is wrong) or a malformed log (file and line).
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -123,6 +127,40 @@ absl::Status ReadSeries(ReportRun& r, const std::string& log_path) {
   return absl::OkStatus();
 }
 
+// A trace compare's files beside <stem>.summary.json: <stem>.timeseries.csv
+// and <stem>.waits.csv. The shares' limits come from the time series when
+// the scenario (a trace under a policy) cannot be read.
+absl::Status ReadTraceFiles(ReportRun& r, const fs::path& timeseries, const fs::path& waits) {
+  std::ifstream ts(timeseries);
+  if (!ts) return absl::InvalidArgumentError(timeseries.string() + ": cannot be opened");
+  std::ifstream w(waits);
+  std::map<std::string, std::string> unit_of;
+  for (const auto& [share, v] : r.summary["quotaShares"].items()) {
+    if (v.contains("instanceSeconds") && v["instanceSeconds"].is_object() && !v["instanceSeconds"].empty()) {
+      unit_of[share] = v["instanceSeconds"].begin().key();
+    }
+  }
+  std::map<std::string, int64_t> limits;
+  const SimTime end = static_cast<SimTime>(std::llround(r.summary["endTime"].get<double>() * 1000));
+  absl::StatusOr<RunSeries> series =
+      ReadTraceSeries(ts, timeseries.string(), w ? &w : nullptr, waits.string(), end, unit_of, &limits);
+  if (!series.ok()) return series.status();
+  r.series = *std::move(series);
+  if (r.config.empty() && !limits.empty()) {
+    for (const auto& [share, limit] : limits) {
+      ReportShare s;
+      s.name = share;
+      auto u = unit_of.find(share);
+      s.limits[u == unit_of.end() ? std::string("instances") : u->second] = limit;
+      r.config.push_back(std::move(s));
+    }
+    r.config_note = absl::StrCat("Limits from ", timeseries.filename().string(),
+                                 " (a trace replay: its shares come from the policy); charts from its bucket means, "
+                                 "the wait CDF over all jobs from ", waits.filename().string(), ".");
+  }
+  return absl::OkStatus();
+}
+
 // The log beside a summary: <stem>.events.jsonl or .jsonl.gz.
 std::string LogBeside(const fs::path& summary) {
   const std::string name = summary.filename().string();
@@ -213,7 +251,12 @@ int ReportCommand(const std::vector<std::string>& args) {
     r.summary = *std::move(summary);
     ReadConfig(r, scenario_path);
     const std::string log = !events_path.empty() ? events_path : LogBeside(p);
-    if (log.empty()) {
+    const fs::path timeseries = p.parent_path() / (r.label + ".timeseries.csv");
+    if (log.empty() && EndsWith(p.filename().string(), ".summary.json") && fs::exists(timeseries)) {
+      if (absl::Status st = ReadTraceFiles(r, timeseries, p.parent_path() / (r.label + ".waits.csv")); !st.ok()) {
+        return ReportError(st);
+      }
+    } else if (log.empty()) {
       r.log_note = "No event log with this summary: charts of waits, use and preemptions need one (run --events "
                    "X.events.jsonl beside X.summary.json, whatif --events, or report --events LOG).";
     } else if (absl::Status st = ReadSeries(r, log); !st.ok()) {

@@ -194,6 +194,17 @@ std::vector<std::string> ShareNames(const ReportRun& r) {
   return names;
 }
 
+// The run's shares, then any other key of a series map ("all jobs", "all
+// shares" of a trace compare's files).
+template <typename Map>
+std::vector<std::string> NamesWith(const ReportRun& r, const Map& m) {
+  std::vector<std::string> names = ShareNames(r);
+  for (const auto& [k, v] : m) {
+    if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+  }
+  return names;
+}
+
 const ReportShare* ConfigOf(const ReportRun& r, const std::string& share) {
   for (const ReportShare& c : r.config) {
     if (c.name == share) return &c;
@@ -325,7 +336,7 @@ std::string WaitCdf(const ReportRun& r, Styles& styles) {
   const RunSeries& rs = *r.series;
   std::vector<std::string> names;
   std::vector<const std::vector<SimTime>*> all;
-  for (const std::string& n : ShareNames(r)) {
+  for (const std::string& n : NamesWith(r, rs.waits)) {
     if (auto it = rs.waits.find(n); it != rs.waits.end() && !it->second.empty()) {
       names.push_back(n);
       all.push_back(&it->second);
@@ -406,7 +417,7 @@ std::string PreemptionChart(const ReportRun& r, Styles& styles) {
   if (rs.preemptions.empty()) return "<p class=\"note\">No preemption in this run.</p>";
   std::vector<double> stack(static_cast<size_t>(rs.slices), 0);
   std::vector<std::string> names;
-  for (const std::string& n : ShareNames(r)) {
+  for (const std::string& n : NamesWith(r, rs.preemptions)) {
     if (auto it = rs.preemptions.find(n); it != rs.preemptions.end()) {
       names.push_back(n);
       for (int k = 0; k < rs.slices; ++k) stack[static_cast<size_t>(k)] += static_cast<double>(it->second[static_cast<size_t>(k)]);

@@ -1,6 +1,8 @@
 #include "engine/report/run_series.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -110,6 +112,125 @@ absl::StatusOr<RunSeries> ScanEventLog(std::istream& in, std::string_view source
     }
   }
   for (auto& [share, w] : out.waits) std::sort(w.begin(), w.end());
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = line.find(',', start);
+    out.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (!out.empty() && !out.back().empty() && out.back().back() == '\r') out.back().pop_back();
+  return out;
+}
+
+bool ParseNumber(const std::string& text, double* v) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  *v = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(*v);
+}
+
+}  // namespace
+
+absl::StatusOr<RunSeries> ReadTraceSeries(std::istream& timeseries, std::string_view timeseries_source,
+                                          std::istream* waits, std::string_view waits_source, SimTime end,
+                                          const std::map<std::string, std::string>& unit_of,
+                                          std::map<std::string, int64_t>* limits) {
+  auto bad = [](std::string_view source, int64_t line, std::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat(Sv(source), ":", line, ": ", Sv(what)));
+  };
+  std::string text;
+  if (!std::getline(timeseries, text)) return bad(timeseries_source, 1, "empty (a header row was expected)");
+  const std::vector<std::string> header = SplitCsv(text);
+  if (header.empty() || header[0] != "hour") return bad(timeseries_source, 1, "the header does not start with 'hour'");
+  // Columns: share use, borrowed:S, limit:S, preempt_cross / preempt_in.
+  std::map<std::string, size_t> use_col, borrowed_col, limit_col;
+  std::vector<size_t> preempt_cols;
+  for (size_t c = 1; c < header.size(); ++c) {
+    const std::string& h = header[c];
+    if (h.rfind("borrowed:", 0) == 0) {
+      borrowed_col[h.substr(9)] = c;
+    } else if (h.rfind("limit:", 0) == 0) {
+      limit_col[h.substr(6)] = c;
+    } else if (h == "preempt_cross" || h == "preempt_in") {
+      preempt_cols.push_back(c);
+    } else if (h != "total" && h != "capacity") {
+      use_col[h] = c;
+    }
+  }
+  std::vector<std::vector<double>> rows;
+  int64_t n = 1;
+  while (std::getline(timeseries, text)) {
+    ++n;
+    if (text.empty()) continue;
+    const std::vector<std::string> cells = SplitCsv(text);
+    if (cells.size() != header.size()) {
+      return bad(timeseries_source, n, absl::StrCat(cells.size(), " cells; the header has ", header.size()));
+    }
+    std::vector<double> row(cells.size());
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (!ParseNumber(cells[c], &row[c]) || row[c] < 0) {
+        return bad(timeseries_source, n, absl::StrCat("column ", header[c], ": '", cells[c], "' is not a number >= 0"));
+      }
+    }
+    if (!rows.empty() && row[0] <= rows.back()[0]) return bad(timeseries_source, n, "hour is not increasing");
+    rows.push_back(std::move(row));
+  }
+  if (timeseries.bad()) return absl::DataLossError(absl::StrCat(Sv(timeseries_source), ": read error"));
+  if (rows.empty()) return bad(timeseries_source, n, "no data row");
+  RunSeries out;
+  out.slices = static_cast<int>(rows.size());
+  out.slice = rows.size() > 1 ? static_cast<SimTime>(std::llround((rows[1][0] - rows[0][0]) * 3'600'000)) : std::max<SimTime>(end, 1);
+  out.slice = std::max<SimTime>(out.slice, 1);
+  out.end = std::max<SimTime>(end, 1);
+  for (const auto& [share, c] : use_col) {
+    auto unit = unit_of.find(share);
+    UseSeries& u = out.use[{share, unit == unit_of.end() ? std::string("instances") : unit->second}];
+    const auto b = borrowed_col.find(share);
+    for (const std::vector<double>& row : rows) {
+      const double borrowed = b == borrowed_col.end() ? 0 : row[b->second];
+      u.own.push_back(std::max(0.0, row[c] - borrowed));
+      u.borrowed.push_back(borrowed);
+      u.peak = std::max(u.peak, row[c]);
+    }
+    if (auto l = limit_col.find(share); l != limit_col.end() && limits != nullptr) {
+      (*limits)[share] = static_cast<int64_t>(std::llround(rows.front()[l->second]));
+    }
+  }
+  if (!preempt_cols.empty()) {
+    std::vector<int64_t>& p = out.preemptions["all shares"];
+    for (const std::vector<double>& row : rows) {
+      double sum = 0;
+      for (size_t c : preempt_cols) sum += row[c];
+      p.push_back(static_cast<int64_t>(std::llround(sum)));
+    }
+    bool any = false;
+    for (int64_t v : p) any = any || v > 0;
+    if (!any) out.preemptions.clear();
+  }
+  if (waits != nullptr) {
+    std::vector<SimTime>& w = out.waits["all jobs"];
+    n = 0;
+    while (std::getline(*waits, text)) {
+      ++n;
+      if (text.empty() || n == 1) continue;  // the header: percentile,wait_seconds
+      const std::vector<std::string> cells = SplitCsv(text);
+      double pct = 0, seconds = 0;
+      if (cells.size() != 2 || !ParseNumber(cells[0], &pct) || !ParseNumber(cells[1], &seconds) || seconds < 0) {
+        return bad(waits_source, n, "expected percentile,wait_seconds");
+      }
+      w.push_back(static_cast<SimTime>(std::llround(seconds * 1000)));
+    }
+    std::sort(w.begin(), w.end());
+    if (w.empty()) out.waits.clear();
+  }
   return out;
 }
 

@@ -51,6 +51,20 @@ struct RunSeries {
 // `end`: the run's endTime (its summary's); `slices` >= 1.
 absl::StatusOr<RunSeries> ScanEventLog(std::istream& in, std::string_view source, SimTime end, int slices);
 
+// The same shape from what a trace `compare` writes beside each policy's
+// summary instead of a log: <policy>.timeseries.csv (per bucket of its
+// `hour` column, each share's mean instances in use, "borrowed:S" of them,
+// "limit:S", and the preemptions of all shares, preempt_cross + preempt_in)
+// and, if given, <policy>.waits.csv (percentile,wait_seconds: the CDF of all
+// jobs' waits). Use goes under (share, unit_of[share], or "instances"),
+// preemptions under the share "all shares", waits under "all jobs" (one
+// point per percentile). Each share's limit is put in *limits. Errors name
+// the file and line.
+absl::StatusOr<RunSeries> ReadTraceSeries(std::istream& timeseries, std::string_view timeseries_source,
+                                          std::istream* waits, std::string_view waits_source, SimTime end,
+                                          const std::map<std::string, std::string>& unit_of,
+                                          std::map<std::string, int64_t>* limits);
+
 }  // namespace qs
 
 #endif  // QS_ENGINE_REPORT_RUN_SERIES_H_
