@@ -256,7 +256,7 @@ std::string ShareTableHtml(const ReportRun& r, Styles& styles) {
     if (!total) {
       absl::StrAppend(&s, "<span class=\"swatch\" style=\"background:", styles.Of(name).color, "\"></span>");
     }
-    absl::StrAppend(&s, Esc(name), "</td><td>", total ? "" : Esc(LimitText(c)), "</td><td>",
+    absl::StrAppend(&s, Esc(name), "</td><td class=\"wrap\">", total ? "" : Esc(LimitText(c)), "</td><td>",
                     c ? Esc(c->strategy) : "", "</td><td>", c ? Esc(c->borrow_limit) : "", "</td><td>",
                     c ? Esc(c->in_share) : "", "</td>");
     for (const char* k : {"jobsSubmitted", "jobsSucceeded", "jobsFailed", "jobsUnfinished"}) {
@@ -553,7 +553,7 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;mar
 h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 6px}.meta,.note{color:#666;font-size:12.5px}code{font-size:12.5px;background:#f4f4f4;padding:0 3px}
 .scroll{overflow-x:auto}table.shares{border-collapse:collapse;font-size:12.5px;margin:6px 0}table.shares th,table.shares td{border-bottom:1px solid #e4e4e4;padding:3px 6px;text-align:left;white-space:nowrap}
-table.shares th{background:#f6f6f6;font-weight:600;white-space:normal;vertical-align:bottom}td.n{text-align:right;font-variant-numeric:tabular-nums}tr.total td{font-weight:600;border-top:2px solid #bbb}
+table.shares th{background:#f6f6f6;font-weight:600;white-space:normal;vertical-align:bottom}td.n{text-align:right;font-variant-numeric:tabular-nums}table.shares td.wrap{white-space:normal;min-width:90px;max-width:150px}tr.total td{font-weight:600;border-top:2px solid #bbb}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;vertical-align:baseline}
 .legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12.5px;margin:4px 0}.legend span{display:inline-flex;align-items:center;gap:4px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:8px}figure{margin:0}figcaption{font-size:12.5px;font-weight:600}
