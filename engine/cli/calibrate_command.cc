@@ -171,21 +171,10 @@ int CalibrateCommand(const std::vector<std::string>& args) {
     char pct[32];
     std::snprintf(pct, sizeof(pct), "%.0f%%", 100 * f.within_minute);
     cells.push_back({variants[i].name, HumanDuration(f.median_abs), HumanDuration(f.p90_abs),
-                     absl::StrCat(f.median_signed < 0 ? "-" : "+", HumanDuration(std::llabs(f.median_signed))), pct,
+                     SignedHumanDuration(f.median_signed), pct,
                      std::to_string(f.compared)});
   }
-  std::vector<size_t> width(cells[0].size(), 0);
-  for (const auto& r : cells) {
-    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-  }
-  for (const auto& r : cells) {
-    std::string line;
-    for (size_t c = 0; c < r.size(); ++c) {
-      const std::string pad(width[c] - r[c].size(), ' ');
-      line += (c == 0 ? r[c] + pad : "  " + pad + r[c]);
-    }
-    std::cout << line << "\n";
-  }
+  std::cout << AlignColumns(cells, 1);
   const Variant& best = variants[order.front()];
   std::cout << "best: " << best.name << "\n" << FormatStartFit(best.fit);
   if (!best.sets.empty()) {

@@ -45,7 +45,6 @@ std::vector<std::string_view> Split(std::string_view s, char c) {
   }
 }
 
-std::string Signed(SimTime d) { return absl::StrCat(d < 0 ? "-" : "+", HumanDuration(d < 0 ? -d : d)); }
 
 }  // namespace
 
@@ -144,7 +143,7 @@ std::string FormatStartFit(const StartFit& fit) {
   char pct[32];
   std::snprintf(pct, sizeof(pct), "%.0f%%", 100 * fit.within_minute);
   absl::StrAppend(&s, "  start error |simulated - observed|: median ", HumanDuration(fit.median_abs), ", p90 ",
-                  HumanDuration(fit.p90_abs), "; median signed ", Signed(fit.median_signed),
+                  HumanDuration(fit.p90_abs), "; median signed ", SignedHumanDuration(fit.median_signed),
                   fit.median_signed > 0 ? " (the simulation starts later)"
                   : fit.median_signed < 0 ? " (the simulation starts earlier)"
                                           : "",
@@ -152,7 +151,7 @@ std::string FormatStartFit(const StartFit& fit) {
   if (!fit.worst.empty()) absl::StrAppend(&s, "  worst jobs:\n");
   for (const StartError& e : fit.worst) {
     absl::StrAppend(&s, "    ", e.job, " (", e.share, "): observed ", HumanDuration(e.observed), ", simulated ",
-                    HumanDuration(e.simulated), " (", Signed(e.simulated - e.observed), ")\n");
+                    HumanDuration(e.simulated), " (", SignedHumanDuration(e.simulated - e.observed), ")\n");
   }
   return s;
 }

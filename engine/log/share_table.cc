@@ -61,6 +61,28 @@ std::optional<TableFormat> ParseTableFormat(std::string_view name) {
   return std::nullopt;
 }
 
+std::string SignedHumanDuration(SimTime ms) { return (ms < 0 ? "-" : "+") + HumanDuration(ms < 0 ? -ms : ms); }
+
+std::string AlignColumns(const std::vector<std::vector<std::string>>& rows, size_t left_aligned) {
+  std::vector<size_t> width;
+  for (const auto& r : rows) {
+    if (width.size() < r.size()) width.resize(r.size(), 0);
+    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t c = 0; c < r.size(); ++c) {
+      const std::string pad(width[c] - r[c].size(), ' ');
+      if (c > 0) line += "  ";
+      line += c < left_aligned ? r[c] + pad : pad + r[c];
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
 std::string HumanDuration(SimTime ms) {
   const double sec = static_cast<double>(ms) / kMillisPerSecond;
   char buf[32];
@@ -205,22 +227,9 @@ std::string Table(const Summary& s, const std::vector<Row>& rows) {
                      OneDecimal(Hours(r.own)), OneDecimal(Hours(r.borrowed)),
                      OneDecimal(Hours(sh.work_lost_instance_ms))});
   }
-  // Every column as wide as its widest cell: aligned for any name and count.
-  std::vector<size_t> width(header.size(), 0);
-  for (const auto& r : cells) {
-    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-  }
-  constexpr size_t kLeftAligned = 5;  // name and configuration columns; numbers right-aligned
-  std::string out;
-  for (const auto& r : cells) {
-    std::string line;
-    for (size_t c = 0; c < r.size(); ++c) {
-      const std::string pad(width[c] - r[c].size(), ' ');
-      if (c > 0) line += "  ";
-      line += c < kLeftAligned ? r[c] + pad : pad + r[c];
-    }
-    out += line + "\n";
-  }
+  // Every column as wide as its widest cell: aligned for any name and count;
+  // the name and configuration columns left-aligned, numbers right-aligned.
+  std::string out = AlignColumns(cells, 5);
   char line[512];
   for (const auto& [unit, u] : s.utilisation) {
     std::snprintf(line, sizeof(line), "utilisation %s: %.1f%%\n", unit.c_str(), 100.0 * u);
@@ -363,10 +372,7 @@ std::string SettingChange(const Row& a, const Row& b) {
   return absl::StrJoin(parts, "; ");
 }
 
-std::string SignedDuration(SimTime d) {
-  if (d == 0) return "=";
-  return absl::StrCat(d > 0 ? "+" : "-", HumanDuration(d > 0 ? d : -d));
-}
+std::string SignedDuration(SimTime d) { return d == 0 ? "=" : SignedHumanDuration(d); }
 
 std::string WaitChange(const ShareSummary& a, SimTime va, const ShareSummary& b, SimTime vb) {
   std::string s = absl::StrCat(Wait(a.wait, va), " -> ", Wait(b.wait, vb));
@@ -407,22 +413,7 @@ std::string WhatIfText(const std::vector<RowPair>& pairs) {
                      CountChange(a.succeeded, b.succeeded), CountChange(Preempted(a), Preempted(b)),
                      HoursChange(Hours(a.work_lost_instance_ms), Hours(b.work_lost_instance_ms))});
   }
-  std::vector<size_t> width(cells[0].size(), 0);
-  for (const auto& r : cells) {
-    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-  }
-  std::string out;
-  for (const auto& r : cells) {
-    std::string line;
-    for (size_t c = 0; c < r.size(); ++c) {
-      const std::string pad(width[c] - r[c].size(), ' ');
-      if (c > 0) line += "  ";
-      line += c < 2 ? r[c] + pad : pad + r[c];
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+  return AlignColumns(cells, 2);
 }
 
 std::string WhatIfCsv(const std::vector<RowPair>& pairs) {

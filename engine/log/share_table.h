@@ -76,6 +76,14 @@ std::string WhatIfTable(const Summary& base, const std::vector<DeclaredShare>& b
 
 // A duration in the unit a reader takes in at a glance: 42.0s, 7.5m, 3.2h, 12.4d.
 std::string HumanDuration(SimTime ms);
+// The same with its sign: +7.5m, -3.2h, +0.0s.
+std::string SignedHumanDuration(SimTime ms);
+
+// Rows of cells as aligned text: every column as wide as its widest cell,
+// two spaces between columns, the first `left_aligned` columns padded on
+// the right (names), the others on the left (numbers); one line per row,
+// without trailing spaces.
+std::string AlignColumns(const std::vector<std::vector<std::string>>& rows, size_t left_aligned);
 
 }  // namespace qs
 
