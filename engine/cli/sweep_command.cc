@@ -78,10 +78,11 @@ std::string FileName(std::string name) {
 }
 
 // A variant's scenario for a streamed file: the index of the file with the
-// variant's share requests and instance types (its job names are the same).
-ScenarioIndex IndexWith(const ScenarioIndex& base, const Overrides& o) {
+// variant's share requests (`share_requests`, the overrides applied when
+// they were checked) and instance types (its job names are the same).
+ScenarioIndex IndexWith(const ScenarioIndex& base, const Overrides& o, const std::vector<ScenarioEvent>& share_requests) {
   ScenarioIndex idx = base;
-  for (ScenarioEvent& ev : idx.share_requests) o.ApplyToEvent(ev).IgnoreError();  // checked before the runs
+  idx.share_requests = share_requests;
   for (const std::string& u : o.Units()) {
     auto it = std::lower_bound(idx.units.begin(), idx.units.end(), u);
     if (it == idx.units.end() || *it != u) idx.units.insert(it, u);
@@ -164,13 +165,16 @@ int SweepCommand(const std::vector<std::string>& args) {
     Knobs knobs;
     std::string name;
     std::vector<std::string> sets;
+    // Its scenario's CreateQuotaShare / UpdateQuotaShare requests with the
+    // overrides applied (checked before any run; a streamed run's index).
+    std::vector<ScenarioEvent> share_requests;
   };
   std::vector<Variant> variants;
   size_t combos = 1;
   for (const Axis& a : axes) combos *= a.values.size();
   for (size_t s = 0; s < loaded.size(); ++s) {
     for (size_t c = 0; c < combos; ++c) {
-      Variant v{s, {}, {}, std::filesystem::path(scenarios[s]).stem().string(), sets};
+      Variant v{s, {}, {}, std::filesystem::path(scenarios[s]).stem().string(), sets, {}};
       size_t rest = c;
       std::vector<std::string> parts;
       for (size_t ai = axes.size(); ai-- > 0;) {
@@ -204,6 +208,7 @@ int SweepCommand(const std::vector<std::string>& args) {
         if (absl::Status st = v.overrides.ApplyToEvent(ev); !st.ok()) return ReportError(st);
       }
       if (absl::Status st = v.overrides.CheckShares(share_requests); !st.ok()) return ReportError(st);
+      if (!loaded[s].whole && v.overrides.touches_requests()) v.share_requests = std::move(share_requests);
       variants.push_back(std::move(v));
     }
   }
@@ -248,7 +253,7 @@ int SweepCommand(const std::vector<std::string>& args) {
           } else {
             if (changes_requests) {
               const OverriddenStream view(*l.stream, v.overrides);
-              streamed = RunFastEngine(view, IndexWith(*l.index, v.overrides), b, o);
+              streamed = RunFastEngine(view, IndexWith(*l.index, v.overrides, v.share_requests), b, o);
             } else {
               streamed = RunFastEngine(*l.stream, *l.index, b, o);
             }
