@@ -17,6 +17,7 @@ WaitCause Engine::WaitCauseOf(int32_t s, int32_t h) const {
   if (j.pending_victims > 0) return WaitCause::kDrainingVictims;
   const bool environment_full = st_.FreeFor(h) < j.n;
   if (sh.own[u] + j.n <= sh.limit[u]) {  // within its own limit
+    if (QsMutant(17) && environment_full) return WaitCause::kEnvironmentFull;
     if (st_.Headroom(s, u) < j.n) return WaitCause::kLentOut;
     return environment_full ? WaitCause::kEnvironmentFull : WaitCause::kNextPass;
   }

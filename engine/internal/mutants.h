@@ -21,6 +21,8 @@
 //  14 capacity clock restarts      (the time limit counts from the last capacity error, not the first SCHEDULED)
 //  15 victim tie-break reversed    (among equal priorities the oldest dispatch is preempted first)
 //  16 visiting tie-break by name   (UNDER_LIMIT_FIRST: equal ratios ignore the older head)
+//  17 wait causes swapped          (a head within its limit whose capacity is lent out and whose
+//                                   environment is full reads ENVIRONMENT_FULL, not LENT_OUT)
 #ifndef QS_ENGINE_INTERNAL_MUTANTS_H_
 #define QS_ENGINE_INTERNAL_MUTANTS_H_
 
@@ -30,7 +32,7 @@
 
 namespace qs::engine_internal {
 
-inline constexpr int kMutantCount = 16;
+inline constexpr int kMutantCount = 17;
 constexpr bool QsMutant(int id) { return QS_MUTANT == id; }
 
 }  // namespace qs::engine_internal
