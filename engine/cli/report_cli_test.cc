@@ -157,6 +157,41 @@ TEST_F(ReportTest, SeriesAgreeWithTheSummary) {
   EXPECT_GT(borrowed_total, 0);
 }
 
+// CAPACITY_ERROR: SageMaker can provision no g5 (availability 0), so every
+// attempt of the notebook's first job, alone in QS3, ends in a capacity error
+// after 300 s and is dispatched again at once; explain marks each such
+// SCHEDULED line as a wait, and the summary counts its time.
+TEST_F(ReportTest, CapacityErrorWaits) {
+  Json sc = ReadJson(kNotebook);
+  Json solo = sc["events"][0];
+  solo["request"]["jobName"] = "solo";
+  solo["request"]["quotaShareName"] = "QS3";
+  sc["events"] = Json::array({solo});
+  sc["simulation"]["capacity"] = {
+      {"errorSeconds", 300},
+      {"instanceTypes", {{"ml.g5.xlarge", {{"availability", {{{"atSeconds", 0}, {"instances", 0}}}}}}}}};
+  sc["simulation"]["horizonSeconds"] = 700;
+  {
+    std::ofstream f(P("cap.json"));
+    f << sc.dump(2);
+  }
+  Result r = Quotasim("run " + P("cap.json") + " -q --wait-causes --events " + P("cap.events.jsonl") + " --summary " +
+                      P("cap.summary.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Json summary = ReadJson(P("cap.summary.json"));
+  // Dispatched at 0, 300 and 600: two errors (600 s) by the horizon at 700.
+  EXPECT_EQ(summary["quotaShares"]["QS3"]["waitByCauseSeconds"]["CAPACITY_ERROR"].get<double>(), 600)
+      << summary.dump(2);
+  EXPECT_EQ(summary["quotaShares"]["QS3"]["capacityErrors"], 2);
+  r = Quotasim("explain " + P("cap.events.jsonl") + " solo");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("from its own limit; waits: CAPACITY_ERROR (SCHEDULED, but SageMaker could not provision the "
+                          "instances)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("by wait cause:\n    10.0m  CAPACITY_ERROR"), std::string::npos) << r.output;
+}
+
 // A run's summary with its log beside it (<stem>.summary.json and
 // <stem>.events.jsonl); without a log the page says what it lacks.
 TEST_F(ReportTest, RunSummaryWithAndWithoutItsLog) {

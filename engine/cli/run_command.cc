@@ -267,6 +267,7 @@ int RunCommand(const std::vector<std::string>& args) {
   options.full_invariant_check = vm.count("full-check") > 0;
   options.cycle_preemptions = cycle_preemptions;
   options.wait_causes = vm.count("wait-causes") > 0;
+  summary.set_wait_causes(options.wait_causes);
   RunStats stats;
   if (opened->streamed()) {
     absl::StatusOr<RunStats> streamed = RunFastEngine(opened->events(), *std::move(opened->index), tee, options);

@@ -54,6 +54,7 @@ struct Side {
 
 void RunSide(Side& side, const RunOptions& options, bool with_log) {
   SummaryBuilder summary;
+  summary.set_wait_causes(options.wait_causes);
   std::ostringstream log;
   std::optional<AsyncLog> async;
   if (with_log) async.emplace(&log, &summary);

@@ -161,7 +161,8 @@ absl::StatusOr<std::string> ExplainJob(const std::vector<LogJobLine>& lines, con
   }
   if (mine.empty()) return absl::NotFoundError(absl::StrCat("the log has no line of job '", job, "'"));
   std::string s = absl::StrCat("job ", job, ", quota share ", mine.front()->share, "\n");
-  for (const LogJobLine* l : mine) {
+  for (size_t i = 0; i < mine.size(); ++i) {
+    const LogJobLine* l = mine[i];
     std::string detail;
     if (!l->preempted_for.empty()) {
       detail = absl::StrCat("preempted (", l->preemption_type == "IN_SHARE" ? "in-share" : "cross-share",
@@ -175,6 +176,12 @@ absl::StatusOr<std::string> ExplainJob(const std::vector<LogJobLine>& lines, con
       for (const auto& [from, q] : l->borrowed) borrowed += q;
       detail = absl::StrCat(l->quantity, " ", l->unit, ": ", l->quantity - borrowed, " from its own limit");
       for (const auto& [from, q] : l->borrowed) absl::StrAppend(&detail, ", ", q, " borrowed from ", from);
+      // An attempt that ends in a capacity error (the next line of the job):
+      // its SCHEDULED time was a wait too.
+      if (i + 1 < mine.size() && mine[i + 1]->status == "RUNNABLE" &&
+          mine[i + 1]->reason == reasons::kInsufficientCapacity) {
+        absl::StrAppend(&detail, "; waits: ", CauseText("CAPACITY_ERROR"));
+      }
     } else {
       detail = l->reason;
     }

@@ -283,7 +283,7 @@ Summary SummaryBuilder::Build(int64_t invariant_violations) const {
   out.end_time = end_time_;
   out.invariant_violations = invariant_violations;
   out.rejected_requests = rejected_;
-  out.wait_causes = saw_causes_;
+  out.wait_causes = saw_causes_ || wait_causes_expected_;
   out.backlog = backlog_;
   if (backlog_.last_submission > 0) {
     out.backlog.mean_over_arrivals = waiting_ms_at_last_submission_ / static_cast<double>(backlog_.last_submission);

@@ -31,7 +31,8 @@
 //    docs/semantics.md §9): the time the share's jobs spent RUNNABLE, every
 //    RUNNABLE spell (not only the first wait), split by the cause lines'
 //    causes; CAPACITY_ERROR is the SCHEDULED time of attempts that ended in
-//    a capacity error. Written only when the log has cause lines.
+//    a capacity error. Written for runs with wait causes (set_wait_causes)
+//    and whenever the records have cause lines.
 //  * backlog: jobs waiting (submitted, not terminal, holding no capacity:
 //    SUBMITTED/RUNNABLE, or requeued after a preemption or a retry), at its
 //    peak, as a time-weighted mean over the arrivals [0, last submission],
@@ -125,6 +126,12 @@ class SummaryBuilder : public LogSink {
   void OnCapacity(const CapacityRecord& r) override;
   void OnEnd(SimTime end_time) override;
 
+  // The run writes cause lines (RunOptions::wait_causes): the summary has
+  // waitByCauseSeconds even if no job ever waited past an instant (the log
+  // then has no cause line to tell). Without it, cause lines in the records
+  // turn it on.
+  void set_wait_causes(bool on) { wait_causes_expected_ = on; }
+
   // Valid after OnEnd().
   Summary Build(int64_t invariant_violations) const;
 
@@ -169,6 +176,7 @@ class SummaryBuilder : public LogSink {
   // RUNNABLE jobs with a cause line: their cause and since when.
   absl::flat_hash_map<const Track*, std::pair<WaitCause, SimTime>> cause_open_;
   bool saw_causes_ = false;
+  bool wait_causes_expected_ = false;
   void CloseCause(Track& t, SimTime now);
   std::map<std::string, ShareAcc, std::less<>> shares_;
   std::map<std::string, std::pair<int64_t, SimTime>> capacity_;  // unit -> (current, since)
