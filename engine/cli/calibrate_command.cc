@@ -57,13 +57,10 @@ int CalibrateCommand(const std::vector<std::string>& args) {
       "set", po::value<std::vector<std::string>>(&sets), "KEY=VALUE: a change every variant gets")(
       "worst", po::value<int>(&worst)->default_value(10), "how many of the worst jobs to list")(
       "threads", po::value<int>(&threads)->default_value(0), "worker threads (0 = all cores)");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
+  const std::initializer_list<Positional> positionals = {{"scenario", &scenario_path}};
   po::variables_map vm;
   if (std::optional<int> done = ParseCommandLine(
-          "calibrate", args, opts, hidden, pos,
+          "calibrate", args, opts, positionals,
           "\nCompares each job's simulated start (its last RUNNING) with its observed start (the last attempt's\n"
           "startedAt) and, with --search, ranks the combinations of values by how well they fit.\n",
           vm)) {

@@ -29,6 +29,23 @@ std::optional<int> ParseCommandLine(std::string_view command, const std::vector<
   return std::nullopt;
 }
 
+std::optional<int> ParseCommandLine(std::string_view command, const std::vector<std::string>& args,
+                                    const po::options_description& visible, std::initializer_list<Positional> positionals,
+                                    std::string_view help_epilog, po::variables_map& vm) {
+  po::options_description hidden;
+  po::positional_options_description pos;
+  for (const Positional& p : positionals) {
+    if (p.rest != nullptr) {
+      hidden.add_options()(p.name, po::value<std::vector<std::string>>(p.rest));
+      pos.add(p.name, -1);
+    } else {
+      hidden.add_options()(p.name, po::value<std::string>(p.one));
+      pos.add(p.name, 1);
+    }
+  }
+  return ParseCommandLine(command, args, visible, hidden, pos, help_epilog, vm);
+}
+
 int ReportError(const absl::Status& s) {
   std::cerr << "quotasim: " << s.message() << "\n";
   return ExitCodeFor(s);

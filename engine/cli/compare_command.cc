@@ -218,13 +218,10 @@ int CompareCommand(const std::vector<std::string>& args) {
       "no-check", "skip the engine's invariant checks after every event (faster)")(
       "list-policies", "print the standard policies and exit")(
       "write-policies", po::value<std::string>(), "write the standard policies as DIR/<name>.json and exit");
-  po::options_description hidden;
   std::vector<std::string> inputs;
-  hidden.add_options()("trace", po::value<std::vector<std::string>>(&inputs));
-  po::positional_options_description pos;
-  pos.add("trace", -1);
+  const std::initializer_list<Positional> positionals = {{"trace", nullptr, &inputs}};
   po::variables_map vm;
-  if (std::optional<int> done = ParseCommandLine("compare", args, opts, hidden, pos,
+  if (std::optional<int> done = ParseCommandLine("compare", args, opts, positionals,
                                                  "\nWrites into the output directory, per policy: <policy>.summary.json, .metrics.json,\n"
                  ".timeseries.csv, .waits.csv; and the report comparison.md, comparison.csv,\n"
                  "share-waits.csv (plots: scripts/plot-compare DIR). With N > 1 shards each shard writes its\n"

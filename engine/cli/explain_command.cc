@@ -24,13 +24,10 @@ int ExplainCommand(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")("share", po::value<std::string>(&share),
                                                    "the share's waits by statusReason and its longest waits")(
       "top", po::value<int>(&top)->default_value(10), "how many of the longest waits --share lists");
-  po::options_description hidden;
-  hidden.add_options()("log", po::value<std::string>(&log_path))("job", po::value<std::string>(&job));
-  po::positional_options_description pos;
-  pos.add("log", 1).add("job", 1);
+  const std::initializer_list<Positional> positionals = {{"log", &log_path}, {"job", &job}};
   po::variables_map vm;
   if (std::optional<int> done = ParseCommandLine(
-          "explain", args, opts, hidden, pos,
+          "explain", args, opts, positionals,
           "\nJOB: every line of the job with its time, status and reason, what each dispatch took (own and\n"
           "borrowed instances, by lender), each preemption (cross-share or in-share, for whom), the preemptions\n"
           "made for it, and its time RUNNABLE by statusReason and time dispatched. --share: the share's time\n"

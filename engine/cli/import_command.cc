@@ -68,13 +68,10 @@ int ImportCommand(const std::vector<std::string>& args) {
       "export-time", po::value<std::string>(&export_time),
       "when the export was taken: epoch milliseconds or 2026-05-12T18:00:00Z (default: the latest timestamp in it)")(
       "no-horizon", "let the jobs in flight at the export run to their end (default: the run stops at the export time)");
-  po::options_description hidden;
-  hidden.add_options()("source", po::value<std::string>(&source))("dir", po::value<std::string>(&dir));
-  po::positional_options_description pos;
-  pos.add("source", 1).add("dir", 1);
+  const std::initializer_list<Positional> positionals = {{"source", &source}, {"dir", &dir}};
   po::variables_map vm;
   if (std::optional<int> done = ParseCommandLine(
-          "import", args, opts, hidden, pos,
+          "import", args, opts, positionals,
           "\nReads the JSON the AWS CLI printed for one quota-managed SageMaker Training job queue (scripts/aws-export\n"
           "QUEUE DIR runs the calls; files are recognised by content) and writes a scenario: the queue, its service\n"
           "environment, scheduling policy and quota shares as they are now, and every job as a SubmitServiceJob at its\n"

@@ -22,12 +22,9 @@ int MergeCommand(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")(
       "out", po::value<std::string>(&out_dir), "folder of the merged report: one of the shard folders, or a new or empty one (or --force)")(
       "force", "replace the files of an earlier run in --out (a folder quotasim made)");
-  po::options_description hidden;
-  hidden.add_options()("dirs", po::value<std::vector<std::string>>(&dirs));
-  po::positional_options_description pos;
-  pos.add("dirs", -1);
+  const std::initializer_list<Positional> positionals = {{"dirs", nullptr, &dirs}};
   po::variables_map vm;
-  if (std::optional<int> done = ParseCommandLine("merge", args, opts, hidden, pos,
+  if (std::optional<int> done = ParseCommandLine("merge", args, opts, positionals,
                                                  "\nReads the shard-K-of-N.json manifests in the SHARD_DIRs (shards may also share one\n"
                  "directory), checks they are the same comparison (trace, mapping and policies: same workload\n"
                  "fingerprint) and that every shard is present once, copies the per-policy files into --out\n"

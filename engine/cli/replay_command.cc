@@ -65,12 +65,9 @@ int ReplayCommand(const std::vector<std::string>& args) {
       "table-format", po::value<std::string>(&table_format)->default_value("table"),
       "the per-share table: table | csv | json (what `quotasim run --format` prints; --format here is "
       "the trace's)");
-  po::options_description hidden;
-  hidden.add_options()("trace", po::value<std::string>(&in.trace_path));
-  po::positional_options_description pos;
-  pos.add("trace", 1);
+  const std::initializer_list<Positional> positionals = {{"trace", &in.trace_path}};
   po::variables_map vm;
-  if (std::optional<int> done = ParseCommandLine("replay", args, opts, hidden, pos,
+  if (std::optional<int> done = ParseCommandLine("replay", args, opts, positionals,
                                                  "\nImports the trace (streaming; .gz is gunzipped), maps its jobs with the mapping file,\n"
                  "applies the policy and runs the fast engine. Prints the per-share summary table.\n"
                  "Exit 0 on success; 2 on a usage error or an invalid trace row, mapping or policy (the\n"

@@ -186,13 +186,10 @@ int ReportCommand(const std::vector<std::string>& args) {
       "the event log of a single summary given as INPUT (else <stem>.events.jsonl[.gz] beside <stem>.summary.json)")(
       "scenario", po::value<std::string>(&scenario_path),
       "read the share limits from this scenario instead of the summary's run.scenario");
-  po::options_description hidden;
-  hidden.add_options()("input", po::value<std::vector<std::string>>(&inputs));
-  po::positional_options_description pos;
-  pos.add("input", -1);
+  const std::initializer_list<Positional> positionals = {{"input", nullptr, &inputs}};
   po::variables_map vm;
   if (std::optional<int> done = ParseCommandLine(
-          "report", args, opts, hidden, pos,
+          "report", args, opts, positionals,
           "\nINPUT: a run's summary (run --summary), or a folder written by whatif --out, sweep --out or\n"
           "compare --out. The page has per-share tables (limits, jobs, waits, own and borrowed use,\n"
           "preemptions), the wait by cause of runs with --wait-causes, and from event logs the wait CDFs,\n"

@@ -188,12 +188,9 @@ int RunCommand(const std::vector<std::string>& args) {
       "format", po::value<std::string>(&format_name)->default_value("table"),
       "the per-share table: table (aligned, human units) | csv | json (seconds and instance-hours)")(
       "strict", "exit 2 when requests were rejected or jobs never ran (the warnings block)");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
+  const std::initializer_list<Positional> positionals = {{"scenario", &scenario_path}};
   po::variables_map vm;
-  if (std::optional<int> done = ParseCommandLine("run", args, opts, hidden, pos,
+  if (std::optional<int> done = ParseCommandLine("run", args, opts, positionals,
                                                  "\nPrints a per-share table to stdout. Exit 0 on a completed run; 1 when the run could not\n"
                  "complete (stopped in a preemption cycle, invariant violations, I/O errors); 2 on a usage\n"
                  "error or an invalid scenario document (--strict: also when requests were rejected or\n"
@@ -326,13 +323,10 @@ int ValidateCommand(const std::vector<std::string>& args) {
   po::options_description opts("quotasim validate SCENARIO.json|SCENARIO.qsb [options]");
   opts.add_options()("help,h", "show this help")(
       "strict", "exit 2 when a run would meet rejected requests or jobs that never run");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::string>(&path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
+  const std::initializer_list<Positional> positionals = {{"scenario", &path}};
   po::variables_map vm;
   if (std::optional<int> done = ParseCommandLine(
-          "validate", args, opts, hidden, pos,
+          "validate", args, opts, positionals,
           "\nParses the scenario document (a .qsb file block by block, with the checks of `quotasim run`)\n"
           "and reports the first problem with its JSON path (exit 2). A valid document is then checked\n"
           "for what a run would meet (engine/cli/preflight.h): requests AWS would reject whatever the\n"

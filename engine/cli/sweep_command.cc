@@ -106,12 +106,9 @@ int SweepCommand(const std::vector<std::string>& args) {
       "force", po::bool_switch(&force), "replace the files of an earlier run in --out (a folder quotasim made)")(
       "threads", po::value<int>(&threads)->default_value(0), "worker threads (0 = all cores); output never depends on it")(
       "shard", po::value<std::string>(&shard), "K/N: run variants K, K+N, K+2N, ... (default from job-array variables)");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::vector<std::string>>(&scenarios));
-  po::positional_options_description pos;
-  pos.add("scenario", -1);
+  const std::initializer_list<Positional> positionals = {{"scenario", nullptr, &scenarios}};
   po::variables_map vm;
-  if (std::optional<int> done = ParseCommandLine("sweep", args, opts, hidden, pos,
+  if (std::optional<int> done = ParseCommandLine("sweep", args, opts, positionals,
                                                  "", vm)) {
     return *done;
   }

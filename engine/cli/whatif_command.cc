@@ -102,13 +102,10 @@ int WhatIfCommand(const std::vector<std::string>& args) {
       "no-check", "skip the invariant checks after every event")(
       "cycle-preemptions", po::value<int64_t>(&cycle_preemptions)->default_value(kDefaultCyclePreemptions),
       "the preemption-cycle guard of `quotasim run` (0 = never)");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
+  const std::initializer_list<Positional> positionals = {{"scenario", &scenario_path}};
   po::variables_map vm;
   if (std::optional<int> done = ParseCommandLine(
-          "whatif", args, opts, hidden, pos,
+          "whatif", args, opts, positionals,
           "\nRuns the scenario as written and with the --set changes, and prints per share the change in\n"
           "wait p50/p95/p99, jobs succeeded, preemptions and lost instance-hours. Keys: " +
               Overrides::KeysHelp() +
