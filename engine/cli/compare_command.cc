@@ -83,7 +83,7 @@ absl::StatusOr<std::vector<trace::Policy>> LoadPolicies(const std::vector<std::s
 // (a row per scenario and share, then the scenario's TOTAL) and
 // comparison.md (the totals, then each scenario's per-share table).
 int CompareScenarios(const std::vector<std::string>& paths, const std::vector<std::string>& sets, std::string out_dir,
-                     bool force, int threads, bool check) {
+                     bool force, int threads, bool check, bool wait_causes) {
   absl::StatusOr<Overrides> overrides = Overrides::Parse(sets);
   if (!overrides.ok()) return UsageError("compare", std::string(overrides.status().message()));
   struct Item {
@@ -117,12 +117,14 @@ int CompareScenarios(const std::vector<std::string>& paths, const std::vector<st
                                   static_cast<size_t>(threads == 0 ? tbb::info::default_concurrency() : threads));
   RunOptions options;
   options.check_invariants = check;
+  options.wait_causes = wait_causes;
   tbb::parallel_for(
       tbb::blocked_range<size_t>(0, items.size(), 1),
       [&](const tbb::blocked_range<size_t>& range) {
         for (size_t i = range.begin(); i != range.end(); ++i) {
           Item& it = items[i];
           SummaryBuilder b;
+          b.set_wait_causes(wait_causes);
           if (it.opened->streamed()) {
             absl::StatusOr<RunStats> st = RunFastEngine(it.opened->events(), *std::move(it.opened->index), b, options);
             if (!st.ok()) {
@@ -135,7 +137,8 @@ int CompareScenarios(const std::vector<std::string>& paths, const std::vector<st
           }
           it.summary = b.Build(it.stats.invariant_violations);
           it.summary.run = RunProvenance{it.path, "fast", ToolVersion(), it.opened->head().knobs,
-                                         options.cycle_preemptions, options.check_invariants, it.stats.stopped, sets};
+                                         options.cycle_preemptions, options.check_invariants, it.stats.stopped, sets,
+                                         wait_causes};
         }
       },
       tbb::simple_partitioner());
@@ -199,6 +202,7 @@ int CompareCommand(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>(&sets),
       "KEY=VALUE applied to every scenario file (scenario files only; quotasim run --help)")(
+      "wait-causes", "scenario files only: their summaries get waitByCauseSeconds, as `run --wait-causes`")(
       "format", po::value<std::string>(&in.format),
       "swf | philly-pollux | philly-gavel | philly-rfold | alibaba-openb (default: the mapping's)")(
       "mapping", po::value<std::string>(&in.mapping_path), "mapping file (JSON)")(
@@ -256,9 +260,13 @@ int CompareCommand(const std::vector<std::string>& args) {
   if (!inputs.empty() && in.mapping_path.empty() &&
       std::all_of(inputs.begin(), inputs.end(), is_scenario)) {
     if (threads < 0) return UsageError("compare", "--threads must be >= 0");
-    return CompareScenarios(inputs, sets, out_dir, vm.count("force") > 0, threads, vm.count("no-check") == 0);
+    return CompareScenarios(inputs, sets, out_dir, vm.count("force") > 0, threads, vm.count("no-check") == 0,
+                            vm.count("wait-causes") > 0);
   }
   if (!sets.empty()) return UsageError("compare", "--set applies to scenario files (a trace's settings come from its policies)");
+  if (vm.count("wait-causes")) {
+    return UsageError("compare", "--wait-causes applies to scenario files (a trace compare writes no cause lines)");
+  }
   if (inputs.size() > 1) return UsageError("compare", "one TRACE at a time (several arguments: scenario files .json/.qsb)");
   if (!inputs.empty()) in.trace_path = inputs[0];
   if (in.trace_path.empty() || in.mapping_path.empty()) {

@@ -95,7 +95,7 @@ ScenarioIndex IndexWith(const ScenarioIndex& base, const Overrides& o, const std
 int SweepCommand(const std::vector<std::string>& args) {
   std::vector<std::string> scenarios, vary, sets;
   std::string out_dir, shard;
-  bool force = false;
+  bool force = false, wait_causes = false;
   int threads = 0;
   po::options_description opts("quotasim sweep SCENARIO... --vary knob=v1,v2 [--vary ...] --out DIR");
   opts.add_options()("help,h", "show this help")(
@@ -104,6 +104,8 @@ int SweepCommand(const std::vector<std::string>& args) {
       "set", po::value<std::vector<std::string>>(&sets), "KEY=VALUE: a change every variant gets (see quotasim run --help)")(
       "out", po::value<std::string>(&out_dir), "output folder: new or empty (or --force)")(
       "force", po::bool_switch(&force), "replace the files of an earlier run in --out (a folder quotasim made)")(
+      "wait-causes", po::bool_switch(&wait_causes),
+      "every variant's summary gets waitByCauseSeconds, as `run --wait-causes` (docs/semantics.md §9)")(
       "threads", po::value<int>(&threads)->default_value(0), "worker threads (0 = all cores); output never depends on it")(
       "shard", po::value<std::string>(&shard), "K/N: run variants K, K+N, K+2N, ... (default from job-array variables)");
   const std::initializer_list<Positional> positionals = {{"scenario", nullptr, &scenarios}};
@@ -231,8 +233,10 @@ int SweepCommand(const std::vector<std::string>& args) {
         for (size_t slot = range.begin(); slot != range.end(); ++slot) {
           const Variant& v = variants[mine[slot]];
           SummaryBuilder b;
+          b.set_wait_causes(wait_causes);
           RunOptions o;
           o.check_invariants = true;
+          o.wait_causes = wait_causes;
           o.knobs = v.knobs;
           const OpenedScenario& l = loaded[v.scenario];
           const bool changes_requests = v.overrides.touches_requests();
@@ -264,7 +268,7 @@ int SweepCommand(const std::vector<std::string>& args) {
           results[slot] = b.Build(stats.invariant_violations);
           results[slot].run = RunProvenance{scenarios[v.scenario], "fast", ToolVersion(), v.knobs,
                                             o.cycle_preemptions, o.check_invariants, std::move(stats.stopped),
-                                            v.sets};
+                                            v.sets, wait_causes};
           summaries[slot] = SummaryToJson(results[slot]);
           done.fetch_add(1, std::memory_order_relaxed);
         }

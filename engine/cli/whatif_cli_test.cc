@@ -313,6 +313,28 @@ TEST_F(WhatIfTest, CompareTakesScenarioFiles) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// --wait-causes on sweep and compare (scenario files): each summary is the
+// one `run --wait-causes` writes, waitByCauseSeconds included.
+TEST_F(WhatIfTest, SweepAndCompareTakeWaitCauses) {
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --wait-causes --set QS1.borrowLimit=0 --summary " +
+                     (dir_ / "set.json").string())
+                .exit_code,
+            0);
+  const Json set = Figures(dir_ / "set.json");
+  ASSERT_TRUE(set["quotaShares"]["QS1"].contains("waitByCauseSeconds")) << set.dump(2);
+  Result r = Quotasim("sweep " + kNotebook + " --vary QS1.borrowLimit=0 --wait-causes --out " + (dir_ / "s").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(Figures(dir_ / "s" / "notebook-example__QS1.borrowLimit=0.summary.json"), set);
+  EXPECT_EQ(ReadJson(dir_ / "s" / "notebook-example__QS1.borrowLimit=0.summary.json")["run"]["waitCauses"], true);
+  r = Quotasim("compare " + kNotebook + " --set QS1.borrowLimit=0 --wait-causes --out " + (dir_ / "c").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(Figures(dir_ / "c" / "notebook-example.summary.json"), set);
+  // A trace compare writes no cause lines: refused rather than ignored.
+  r = Quotasim("compare x.csv --mapping m.json --wait-causes");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--wait-causes applies to scenario files"), std::string::npos) << r.output;
+}
+
 TEST_F(WhatIfTest, BadOverridesExitTwoWithWhatIsWrong) {
   struct Case {
     std::string args, message;
