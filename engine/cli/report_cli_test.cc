@@ -87,6 +87,7 @@ TEST_F(ReportTest, ImportRunWhatIfExplainReportEndToEnd) {
   EXPECT_NE(html.find("<section id=\"comparison\">"), std::string::npos);
   EXPECT_NE(html.find("data-chart=\"whatif-cdf\""), std::string::npos);
   EXPECT_NE(html.find("data-chart=\"causes\""), std::string::npos);
+  EXPECT_NE(html.find("Time RUNNABLE by wait cause, before &rarr; after"), std::string::npos);
   EXPECT_NE(html.find("--set research.borrowLimit=0"), std::string::npos);
   EXPECT_NE(html.find("limit 4"),
             std::string::npos);                        // research's g5 limit, read from the scenario
@@ -95,7 +96,7 @@ TEST_F(ReportTest, ImportRunWhatIfExplainReportEndToEnd) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   // The page in a browser: loads without console errors, shows its parts.
   r = qs::testing::RunCommandLine(kBrowserCheck + " " + P("whatif.html") +
-                                  " --expect 'section#comparison=1' --expect 'table.shares=3'"
+                                  " --expect 'section#comparison=1' --expect 'table.shares=4' --expect 'table.causes=1'"
                                   " --expect 'svg[data-chart=whatif-cdf]=3' --expect "
                                   "'svg[data-chart=wait-cdf]=2'"
                                   " --expect 'svg[data-chart=use]=8' --expect 'svg[data-chart=causes]=2'"

@@ -457,6 +457,46 @@ std::string Delta(double before, double after, bool time, bool lower_is_better, 
                       sign, show(std::fabs(d)), ")</span></td>");
 }
 
+// A what-if's wait by cause, before -> after, for the causes either run has
+// (both runs with --wait-causes).
+std::string CauseChanges(const ReportRun& a, const ReportRun& b, const std::vector<std::string>& names) {
+  auto causes_of = [](const Json& share) -> const Json& {
+    return share.contains("waitByCauseSeconds") ? share["waitByCauseSeconds"] : Empty();
+  };
+  std::vector<int> used;
+  for (int c = 1; c < kNumWaitCauses; ++c) {
+    const char* name = WaitCauseName(static_cast<WaitCause>(c));
+    for (const std::string& n : names) {
+      const Json& x = n == "TOTAL" ? TotalJson(a) : ShareJson(a, n);
+      const Json& y = n == "TOTAL" ? TotalJson(b) : ShareJson(b, n);
+      if (Num(causes_of(x), {name}) > 0 || Num(causes_of(y), {name}) > 0) {
+        used.push_back(c);
+        break;
+      }
+    }
+  }
+  if (used.empty()) return "";
+  std::string s = "<h3>Time RUNNABLE by wait cause, before &rarr; after</h3><div class=\"scroll\"><table "
+                  "class=\"shares causes\"><thead><tr><th>quota share</th>";
+  for (int c : used) {
+    absl::StrAppend(&s, "<th><span class=\"swatch\" style=\"background:", kCauseColors[c], "\"></span>",
+                    WaitCauseName(static_cast<WaitCause>(c)), "</th>");
+  }
+  s += "</tr></thead><tbody>";
+  for (const std::string& n : names) {
+    const Json& x = causes_of(n == "TOTAL" ? TotalJson(a) : ShareJson(a, n));
+    const Json& y = causes_of(n == "TOTAL" ? TotalJson(b) : ShareJson(b, n));
+    absl::StrAppend(&s, "<tr", n == "TOTAL" ? " class=\"total\"" : "", "><td>", Esc(n), "</td>");
+    for (int c : used) {
+      const char* name = WaitCauseName(static_cast<WaitCause>(c));
+      s += Delta(Num(x, {name}), Num(y, {name}), true, true);
+    }
+    s += "</tr>";
+  }
+  return s + "</tbody></table></div><p class=\"note\">Job-time spent RUNNABLE by cause (docs/semantics.md §9): "
+             "where the change moved the waiting.</p>";
+}
+
 std::string Comparison(const ReportInput& in, Styles& styles) {
   std::string s = "<section id=\"comparison\"><h2>";
   if (in.kind == "what-if" && in.runs.size() == 2) {
@@ -487,6 +527,7 @@ std::string Comparison(const ReportInput& in, Styles& styles) {
     }
     s += "</tbody></table></div><p class=\"note\">Green: better for the share (shorter waits, more jobs done, fewer "
          "preemptions, less work lost); red: worse. Waits are over the jobs that started.</p>";
+    s += CauseChanges(a, b, names);
     if (a.series && b.series) {
       absl::StrAppend(&s, "<h3>Wait CDF per share: ", Esc(a.label), " (grey, dashed) and ", Esc(b.label),
                       " (colour)</h3><div class=\"grid\">");
