@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 using Result = qs::testing::CommandResult;
 using Json = nlohmann::json;
 
-Result Quotasim(const std::string &args) {
+Result Quotasim(const std::string& args) {
   return qs::testing::RunCommandLine(std::string(QS_QUOTASIM_BIN) + " " + args);
 }
 
@@ -39,8 +39,8 @@ class ReportTest : public ::testing::Test {
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
-  Json ReadJson(const fs::path &p) { return Json::parse(qs::testing::ReadWholeFile(p)); }
-  std::string P(const std::string &name) const { return (dir_ / name).string(); }
+  Json ReadJson(const fs::path& p) { return Json::parse(qs::testing::ReadWholeFile(p)); }
+  std::string P(const std::string& name) const { return (dir_ / name).string(); }
   fs::path dir_;
 };
 
@@ -65,7 +65,7 @@ TEST_F(ReportTest, ImportRunWhatIfExplainReportEndToEnd) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("borrow 50% -> 0%"), std::string::npos) << r.output;
   const Json changed = ReadJson(P("w/changed.summary.json"));
-  const Json &research = changed["quotaShares"]["research"]["waitByCauseSeconds"];
+  const Json& research = changed["quotaShares"]["research"]["waitByCauseSeconds"];
   EXPECT_GT(research["ENVIRONMENT_FULL"].get<double>(), 0) << research.dump(2);
   EXPECT_GT(research["BEHIND_HEAD"].get<double>(), 0) << research.dump(2);
   // explain: one job's story with its causes, and the share's waits by cause.
