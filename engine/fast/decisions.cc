@@ -6,12 +6,7 @@
 
 namespace qs::engine_internal {
 
-bool PlanBorrow(const FastState& st, int32_t s, int32_t id, std::vector<LenderIdle>& lenders, BorrowPlan& plan) {
-  const Job& j = st.jobs[id];
-  const int32_t u = j.unit;
-  const int64_t b = st.ToBorrow(s, j);
-  if (st.FreeFor(id) < j.n) return false;
-  if (st.BorrowCapRefuses(s, u, b)) return false;
+int64_t GatherLenders(const FastState& st, int32_t s, int32_t u, std::vector<LenderIdle>& lenders) {
   lenders.clear();
   int64_t total = 0;
   for (int32_t t = 0; t < st.NumShares(); ++t) {
@@ -29,6 +24,16 @@ bool PlanBorrow(const FastState& st, int32_t s, int32_t id, std::vector<LenderId
       total += idle;
     }
   }
+  return total;
+}
+
+bool PlanBorrow(const FastState& st, int32_t s, int32_t id, std::vector<LenderIdle>& lenders, BorrowPlan& plan) {
+  const Job& j = st.jobs[id];
+  const int32_t u = j.unit;
+  const int64_t b = st.ToBorrow(s, j);
+  if (st.FreeFor(id) < j.n) return false;
+  if (st.BorrowCapRefuses(s, u, b)) return false;
+  const int64_t total = GatherLenders(st, s, u, lenders);
   if (total < b) return false;
   // Idle capacity (desc), then the name: shares by their name rank, the
   // unassigned lender (at most one entry) by its name against the share's.

@@ -41,6 +41,10 @@ struct LenderIdle {
   int64_t idle;
   int32_t who;
 };
+// The lenders share s may borrow u from (other shares, and the unassigned
+// capacity when LENDABLE) with idle capacity, unordered, into `lenders`;
+// returns their idle capacity summed (what phase 2 checks the borrow against).
+int64_t GatherLenders(const FastState& st, int32_t s, int32_t u, std::vector<LenderIdle>& lenders);
 // True and `plan` filled when head `id` of share s can start by borrowing.
 // `scratch` is the caller's, kept to save an allocation per call.
 bool PlanBorrow(const FastState& st, int32_t s, int32_t id, std::vector<LenderIdle>& scratch, BorrowPlan& plan);

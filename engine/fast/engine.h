@@ -116,8 +116,9 @@ class Engine {
   // At the end of an instant: a cause line for each RUNNABLE job whose cause
   // changed or that had a RUNNABLE line in this instant.
   void EmitWaitCauses();
-  // The cause of share s's head h, from the accounts as they are.
-  WaitCause WaitCauseOf(int32_t s, int32_t h) const;
+  // The cause of share s's head h, from the accounts as they are (uses
+  // lenders_scratch_).
+  WaitCause WaitCauseOf(int32_t s, int32_t h);
   void EmitCause(int32_t id, WaitCause cause);
   void Progress() {  // a request applied, an attempt ended, a job finished
     if (!streak_.empty()) streak_.clear();

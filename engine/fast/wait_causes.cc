@@ -8,7 +8,7 @@
 
 namespace qs::engine_internal {
 
-WaitCause Engine::WaitCauseOf(int32_t s, int32_t h) const {
+WaitCause Engine::WaitCauseOf(int32_t s, int32_t h) {
   const Job& j = st_.jobs[h];
   const Share& sh = st_.shares[s];
   const int32_t u = j.unit;
@@ -22,15 +22,10 @@ WaitCause Engine::WaitCauseOf(int32_t s, int32_t h) const {
     return environment_full ? WaitCause::kEnvironmentFull : WaitCause::kNextPass;
   }
   if (sh.strategy != Strategy::kLendAndBorrow) return WaitCause::kShareLimit;
+  // Phase 2's own borrow-cap and lender checks (PlanBorrow's).
   const int64_t b = st_.ToBorrow(s, j);
-  const int64_t cap = st_.BorrowCap(sh, u);
-  if (cap != kUnlimited && sh.borrowed[u] + b > cap) return WaitCause::kBorrowLimit;
-  int64_t idle = 0;
-  for (int32_t t = 0; t < st_.NumShares() && idle < b; ++t) {
-    if (t != s) idle += st_.Idle(t, u, 0);
-  }
-  if (st_.knobs.unassigned_capacity == UnassignedCapacity::kLendable) idle += st_.Idle(kUnassignedLender, u, 0);
-  if (idle < b) return WaitCause::kNoIdleLender;
+  if (st_.BorrowCapRefuses(s, u, b)) return WaitCause::kBorrowLimit;
+  if (GatherLenders(st_, s, u, lenders_scratch_) < b) return WaitCause::kNoIdleLender;
   return environment_full ? WaitCause::kEnvironmentFull : WaitCause::kNextPass;
 }
 
