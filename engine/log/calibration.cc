@@ -34,25 +34,15 @@ SimTime Quantile(std::vector<SimTime> v, double q) {
   return v[std::min(i, v.size() - 1)];
 }
 
-std::vector<std::string_view> Split(std::string_view s, char c) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    const size_t pos = s.find(c, start);
-    out.push_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
-    if (pos == std::string_view::npos) return out;
-    start = pos + 1;
-  }
-}
 
 
 }  // namespace
 
 absl::StatusOr<std::vector<ObservedStart>> ParseObservedCsv(std::string_view text, std::string_view source) {
   std::vector<ObservedStart> out;
-  std::vector<std::string_view> lines = Split(text, '\n');
+  std::vector<std::string_view> lines = SplitOn(text, '\n');
   if (lines.empty() || lines[0].empty()) return CsvError(source, 1, "empty: expected a header line");
-  const std::vector<std::string_view> header = Split(lines[0], ',');
+  const std::vector<std::string_view> header = SplitOn(lines[0], ',');
   auto column = [&](std::string_view name) -> int {
     for (size_t i = 0; i < header.size(); ++i) {
       if (header[i] == name) return static_cast<int>(i);
@@ -67,7 +57,7 @@ absl::StatusOr<std::vector<ObservedStart>> ParseObservedCsv(std::string_view tex
   }
   for (size_t n = 1; n < lines.size(); ++n) {
     if (lines[n].empty()) continue;
-    const std::vector<std::string_view> f = Split(lines[n], ',');
+    const std::vector<std::string_view> f = SplitOn(lines[n], ',');
     if (f.size() != header.size()) {
       return CsvError(source, n + 1, absl::StrCat(f.size(), " fields, the header has ", header.size()));
     }
