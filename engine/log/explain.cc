@@ -134,19 +134,26 @@ absl::StatusOr<bool> ParseJobLine(std::string_view text, LogJobLine* out) {
   return true;
 }
 
-absl::StatusOr<std::vector<LogJobLine>> ReadJobLines(std::istream& in, std::string_view source) {
-  std::vector<LogJobLine> out;
+absl::Status ForEachJobLine(std::istream& in, std::string_view source, const std::function<void(LogJobLine&)>& fn) {
   std::string text;
   int64_t n = 0;
+  LogJobLine l;
   while (std::getline(in, text)) {
     ++n;
     if (text.empty()) continue;
-    LogJobLine l;
     absl::StatusOr<bool> job = ParseJobLine(text, &l);
     if (!job.ok()) return absl::InvalidArgumentError(absl::StrCat(Sv(source), ":", n, ": ", job.status().message()));
-    if (*job) out.push_back(std::move(l));
+    if (*job) fn(l);
   }
   if (in.bad()) return absl::DataLossError(absl::StrCat(Sv(source), ": read error"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<LogJobLine>> ReadJobLines(std::istream& in, std::string_view source) {
+  std::vector<LogJobLine> out;
+  if (absl::Status st = ForEachJobLine(in, source, [&](LogJobLine& l) { out.push_back(std::move(l)); }); !st.ok()) {
+    return st;
+  }
   return out;
 }
 

@@ -31,6 +31,7 @@
 #define QS_ENGINE_LOG_EXPLAIN_H_
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -57,6 +58,9 @@ struct LogJobLine {
 // (without source or line) for a line that is not a JSON object or a job
 // line without a numeric time or string jobName / status.
 absl::StatusOr<bool> ParseJobLine(std::string_view text, LogJobLine* out);
+// Calls fn for every job line of a log, in order (other lines skipped);
+// errors name `source` and the line number.
+absl::Status ForEachJobLine(std::istream& in, std::string_view source, const std::function<void(LogJobLine&)>& fn);
 // Every job line; errors name `source` and the line number.
 absl::StatusOr<std::vector<LogJobLine>> ReadJobLines(std::istream& in, std::string_view source);
 

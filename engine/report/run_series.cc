@@ -65,15 +65,7 @@ absl::StatusOr<RunSeries> ScanEventLog(std::istream& in, std::string_view source
     u.peak = std::max(u.peak, static_cast<double>(o.own + o.borrowed));
   };
 
-  std::string text;
-  int64_t n = 0;
-  LogJobLine l;
-  while (std::getline(in, text)) {
-    ++n;
-    if (text.empty()) continue;
-    absl::StatusOr<bool> job = ParseJobLine(text, &l);
-    if (!job.ok()) return absl::InvalidArgumentError(absl::StrCat(Sv(source), ":", n, ": ", job.status().message()));
-    if (!*job) continue;
+  absl::Status read = ForEachJobLine(in, source, [&](LogJobLine& l) {
     ++out.lines;
     JobState& j = jobs[l.job];
     if (j.share.empty()) j.share = l.share;
@@ -81,7 +73,7 @@ absl::StatusOr<RunSeries> ScanEventLog(std::istream& in, std::string_view source
       std::vector<int64_t>& p = out.preemptions[j.share];
       if (p.empty()) p.assign(static_cast<size_t>(out.slices), 0);
       ++p[static_cast<size_t>(std::clamp<int64_t>(l.time / out.slice, 0, out.slices - 1))];
-      continue;  // the victim keeps its instances until its drain ends
+      return;  // the victim keeps its instances until its drain ends
     }
     if (l.status == "RUNNABLE" || l.status == "SUCCEEDED" || l.status == "FAILED") {
       if (j.dispatched) change(j, -1, l.time);
@@ -99,8 +91,8 @@ absl::StatusOr<RunSeries> ScanEventLog(std::istream& in, std::string_view source
       j.dispatched = true;
       change(j, +1, l.time);
     }
-  }
-  if (in.bad()) return absl::DataLossError(absl::StrCat(Sv(source), ": read error"));
+  });
+  if (!read.ok()) return read;
   for (auto& [key, o] : open) flush(key, o, out.end);
   for (auto& [key, u] : out.use) {
     for (int k = 0; k < out.slices; ++k) {
@@ -117,21 +109,16 @@ absl::StatusOr<RunSeries> ScanEventLog(std::istream& in, std::string_view source
 
 namespace {
 
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (!out.empty() && !out.back().empty() && out.back().back() == '\r') out.back().pop_back();
-  return out;
+// The comma-separated fields of one line of a file quotasim wrote (no
+// quoting), a trailing '\r' dropped; views into `line`.
+std::vector<std::string_view> Fields(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return SplitOn(line, ',');
 }
 
-bool ParseNumber(const std::string& text, double* v) {
-  if (text.empty()) return false;
+bool ParseNumber(std::string_view field, double* v) {
+  if (field.empty()) return false;
+  const std::string text(field);  // strtod reads up to a NUL
   char* end = nullptr;
   *v = std::strtod(text.c_str(), &end);
   return end == text.c_str() + text.size() && std::isfinite(*v);
@@ -148,7 +135,8 @@ absl::StatusOr<RunSeries> ReadTraceSeries(std::istream& timeseries, std::string_
   };
   std::string text;
   if (!std::getline(timeseries, text)) return bad(timeseries_source, 1, "empty (a header row was expected)");
-  const std::vector<std::string> header = SplitCsv(text);
+  const std::vector<std::string_view> header_views = Fields(text);
+  const std::vector<std::string> header(header_views.begin(), header_views.end());
   if (header.empty() || header[0] != "hour") return bad(timeseries_source, 1, "the header does not start with 'hour'");
   // Columns: share use, borrowed:S, limit:S, preempt_cross / preempt_in.
   std::map<std::string, size_t> use_col, borrowed_col, limit_col;
@@ -170,14 +158,14 @@ absl::StatusOr<RunSeries> ReadTraceSeries(std::istream& timeseries, std::string_
   while (std::getline(timeseries, text)) {
     ++n;
     if (text.empty()) continue;
-    const std::vector<std::string> cells = SplitCsv(text);
+    const std::vector<std::string_view> cells = Fields(text);
     if (cells.size() != header.size()) {
       return bad(timeseries_source, n, absl::StrCat(cells.size(), " cells; the header has ", header.size()));
     }
     std::vector<double> row(cells.size());
     for (size_t c = 0; c < cells.size(); ++c) {
       if (!ParseNumber(cells[c], &row[c]) || row[c] < 0) {
-        return bad(timeseries_source, n, absl::StrCat("column ", header[c], ": '", cells[c], "' is not a number >= 0"));
+        return bad(timeseries_source, n, absl::StrCat("column ", header[c], ": '", Sv(cells[c]), "' is not a number >= 0"));
       }
     }
     if (!rows.empty() && row[0] <= rows.back()[0]) return bad(timeseries_source, n, "hour is not increasing");
@@ -221,7 +209,7 @@ absl::StatusOr<RunSeries> ReadTraceSeries(std::istream& timeseries, std::string_
     while (std::getline(*waits, text)) {
       ++n;
       if (text.empty() || n == 1) continue;  // the header: percentile,wait_seconds
-      const std::vector<std::string> cells = SplitCsv(text);
+      const std::vector<std::string_view> cells = Fields(text);
       double pct = 0, seconds = 0;
       if (cells.size() != 2 || !ParseNumber(cells[0], &pct) || !ParseNumber(cells[1], &seconds) || seconds < 0) {
         return bad(waits_source, n, "expected percentile,wait_seconds");
