@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "boost/program_options.hpp"
 #include "engine/cli/command_line.h"
@@ -42,15 +43,11 @@ namespace {
 
 constexpr int kSlices = 240;
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // "base" of base.summary.json, "s" of s.json.
 std::string Stem(const fs::path& p) {
   std::string name = p.filename().string();
-  for (std::string_view suffix : {".summary.json", ".json"}) {
-    if (EndsWith(name, suffix)) return name.substr(0, name.size() - suffix.size());
+  for (absl::string_view suffix : {".summary.json", ".json"}) {
+    if (absl::EndsWith(name, suffix)) return name.substr(0, name.size() - suffix.size());
   }
   return name;
 }
@@ -164,8 +161,8 @@ absl::Status ReadTraceFiles(ReportRun& r, const fs::path& timeseries, const fs::
 // The log beside a summary: <stem>.events.jsonl or .jsonl.gz.
 std::string LogBeside(const fs::path& summary) {
   const std::string name = summary.filename().string();
-  if (!EndsWith(name, ".summary.json")) return "";
-  const std::string stem = name.substr(0, name.size() - std::string_view(".summary.json").size());
+  if (!absl::EndsWith(name, ".summary.json")) return "";
+  const std::string stem = Stem(summary);
   for (const char* ext : {".events.jsonl", ".events.jsonl.gz"}) {
     const fs::path p = summary.parent_path() / absl::StrCat(stem, ext);
     if (fs::exists(p)) return p.string();
@@ -227,7 +224,7 @@ int ReportCommand(const std::vector<std::string>& args) {
     }
     std::vector<fs::path> found;
     for (const fs::directory_entry& e : fs::directory_iterator(p)) {
-      if (e.is_regular_file() && EndsWith(e.path().filename().string(), ".summary.json")) found.push_back(e.path());
+      if (e.is_regular_file() && absl::EndsWith(e.path().filename().string(), ".summary.json")) found.push_back(e.path());
     }
     if (found.empty()) {
       return ReportError(absl::InvalidArgumentError(input + ": no *.summary.json in it (not a run, what-if, sweep or compare folder)"));
@@ -249,7 +246,7 @@ int ReportCommand(const std::vector<std::string>& args) {
     ReadConfig(r, scenario_path);
     const std::string log = !events_path.empty() ? events_path : LogBeside(p);
     const fs::path timeseries = p.parent_path() / (r.label + ".timeseries.csv");
-    if (log.empty() && EndsWith(p.filename().string(), ".summary.json") && fs::exists(timeseries)) {
+    if (log.empty() && absl::EndsWith(p.filename().string(), ".summary.json") && fs::exists(timeseries)) {
       if (absl::Status st = ReadTraceFiles(r, timeseries, p.parent_path() / (r.label + ".waits.csv")); !st.ok()) {
         return ReportError(st);
       }
