@@ -45,13 +45,19 @@ std::string_view ReasonCode(std::string_view reason) {
 }
 }  // namespace reasons
 
-void AppendJsonString(std::string& out, std::string_view s) {
-  out.push_back('"');
-  // Runs of characters that need no escape are appended in one go.
+namespace {
+
+// Whether `c` must be escaped inside a JSON string.
+bool NeedsEscape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
+// `s` escaped for a JSON string, without the quotes. Most strings (names,
+// reasons) need no escape and are appended in one go; otherwise runs of
+// characters that need none are.
+void AppendEscaped(std::string& out, std::string_view s) {
   size_t run = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (!NeedsEscape(c)) continue;
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
@@ -70,10 +76,7 @@ void AppendJsonString(std::string& out, std::string_view s) {
     }
   }
   out.append(s.data() + run, s.size() - run);
-  out.push_back('"');
 }
-
-namespace {
 
 void AppendInt(std::string& out, int64_t v) {
   char buf[24];
@@ -81,19 +84,12 @@ void AppendInt(std::string& out, int64_t v) {
   out.append(buf, r.ptr);
 }
 
-void AppendKey(std::string& out, std::string_view key) {
-  out.append(", ");
-  AppendJsonString(out, key);
-  out.append(": ");
-}
-
 void AppendUsageList(std::string& out, const std::vector<SnapshotUsage>& usage) {
   out.push_back('[');
   for (size_t i = 0; i < usage.size(); ++i) {
-    if (i) out.append(", ");
-    out.append("{\"capacityUnit\": ");
-    AppendJsonString(out, usage[i].capacity_unit);
-    out.append(", \"quantity\": ");
+    out.append(i ? ", {\"capacityUnit\": \"" : "{\"capacityUnit\": \"");
+    AppendEscaped(out, usage[i].capacity_unit);
+    out.append("\", \"quantity\": ");
     AppendInt(out, usage[i].quantity);
     out.push_back('}');
   }
@@ -103,84 +99,84 @@ void AppendUsageList(std::string& out, const std::vector<SnapshotUsage>& usage) 
 void AppendSnapshotJobs(std::string& out, const std::vector<SnapshotJob>& jobs) {
   out.push_back('[');
   for (size_t i = 0; i < jobs.size(); ++i) {
-    if (i) out.append(", ");
-    out.append("{\"earliestTimeAtPosition\": ");
+    out.append(i ? ", {\"earliestTimeAtPosition\": " : "{\"earliestTimeAtPosition\": ");
     AppendInt(out, jobs[i].earliest_time_at_position);
-    out.append(", \"jobArn\": ");
-    AppendJsonString(out, jobs[i].job_name);
-    out.push_back('}');
+    out.append(", \"jobArn\": \"");
+    AppendEscaped(out, jobs[i].job_name);
+    out.append("\"}");
   }
   out.push_back(']');
 }
 
 }  // namespace
 
+void AppendJsonString(std::string& out, std::string_view s) {
+  out.push_back('"');
+  AppendEscaped(out, s);
+  out.push_back('"');
+}
+
+// The line is written in as few appends as its fields allow: each literal
+// run between two values (closing quote, separator, next key, opening
+// quote) is one append. Byte for byte what docs/scenario-format.md shows.
 void JsonlWriter::AppendJob(std::string& out, const JobRecord& r) {
   out.append("{\"time\": ");
   AppendSeconds(out, r.time);
-  AppendKey(out, "jobName");
-  AppendJsonString(out, r.job_name);
-  AppendKey(out, "quotaShareName");
-  AppendJsonString(out, r.share_name);
-  AppendKey(out, "status");
-  out.push_back('"');
+  out.append(", \"jobName\": \"");
+  AppendEscaped(out, r.job_name);
+  out.append("\", \"quotaShareName\": \"");
+  AppendEscaped(out, r.share_name);
+  out.append("\", \"status\": \"");
   out.append(JobStatusName(r.status));
+  out.append("\", \"statusReason\": \"");
+  AppendEscaped(out, r.status_reason);
   out.push_back('"');
-  AppendKey(out, "statusReason");
-  AppendJsonString(out, r.status_reason);
   if (r.has_usage) {
-    AppendKey(out, "capacityUsage");
-    out.append("[{\"capacityUnit\": ");
-    AppendJsonString(out, r.capacity_unit);
-    out.append(", \"quantity\": ");
+    out.append(", \"capacityUsage\": [{\"capacityUnit\": \"");
+    AppendEscaped(out, r.capacity_unit);
+    out.append("\", \"quantity\": ");
     AppendInt(out, r.quantity);
-    out.append("}]");
-    AppendKey(out, "borrowed");
-    out.push_back('[');
+    out.append("}], \"borrowed\": [");
     for (size_t i = 0; i < r.borrowed.size(); ++i) {
       const BorrowedPart& b = r.borrowed[i];
-      if (i) out.append(", ");
-      out.append("{\"from\": ");
-      AppendJsonString(out, b.from);
-      out.append(", \"capacityUnit\": ");
-      AppendJsonString(out, b.capacity_unit);
-      out.append(", \"quantity\": ");
+      out.append(i ? ", {\"from\": \"" : "{\"from\": \"");
+      AppendEscaped(out, b.from);
+      out.append("\", \"capacityUnit\": \"");
+      AppendEscaped(out, b.capacity_unit);
+      out.append("\", \"quantity\": ");
       AppendInt(out, b.quantity);
       out.push_back('}');
     }
     out.push_back(']');
   }
   if (r.preemption != PreemptionType::kNone) {
-    AppendKey(out, "preemptedFor");
-    AppendJsonString(out, r.preempted_for);
-    AppendKey(out, "preemptionType");
-    out.append(r.preemption == PreemptionType::kCrossShare ? "\"CROSS_SHARE\"" : "\"IN_SHARE\"");
+    out.append(", \"preemptedFor\": \"");
+    AppendEscaped(out, r.preempted_for);
+    out.append(r.preemption == PreemptionType::kCrossShare ? "\", \"preemptionType\": \"CROSS_SHARE\""
+                                                           : "\", \"preemptionType\": \"IN_SHARE\"");
     if (r.checkpointed_ms > 0) {
-      AppendKey(out, "checkpointedSeconds");
+      out.append(", \"checkpointedSeconds\": ");
       AppendSeconds(out, r.checkpointed_ms);
     }
   }
   if (r.has_preemption_summary) {
-    AppendKey(out, "preemptionSummary");
-    out.append("{\"preemptedAttemptCount\": ");
+    out.append(", \"preemptionSummary\": {\"preemptedAttemptCount\": ");
     AppendInt(out, r.preempted_attempt_count);
     out.append(", \"recentPreemptedAttempts\": [");
     for (size_t i = 0; i < r.recent_preempted_attempts.size(); ++i) {
       const PreemptedAttempt& a = r.recent_preempted_attempts[i];
-      if (i) out.append(", ");
-      out.append("{\"startedAt\": ");
+      out.append(i ? ", {\"startedAt\": " : "{\"startedAt\": ");
       AppendInt(out, a.started_at);
       out.append(", \"stoppedAt\": ");
       AppendInt(out, a.stopped_at);
-      out.append(", \"statusReason\": ");
-      AppendJsonString(out, a.status_reason);
-      out.push_back('}');
+      out.append(", \"statusReason\": \"");
+      AppendEscaped(out, a.status_reason);
+      out.append("\"}");
     }
     out.append("]}");
   }
   if (r.wait_cause != WaitCause::kNone) {
-    AppendKey(out, "waitCause");
-    out.push_back('"');
+    out.append(", \"waitCause\": \"");
     out.append(WaitCauseName(r.wait_cause));
     out.push_back('"');
   }
@@ -190,14 +186,13 @@ void JsonlWriter::AppendJob(std::string& out, const JobRecord& r) {
 void JsonlWriter::AppendRejected(std::string& out, const RejectedRecord& r) {
   out.append("{\"time\": ");
   AppendSeconds(out, r.time);
-  out.append(", \"rejected\": true");
-  AppendKey(out, "action");
-  AppendJsonString(out, r.action);
-  AppendKey(out, "message");
-  AppendJsonString(out, r.message);
-  AppendKey(out, "path");
-  AppendJsonString(out, r.path);
-  out.append("}\n");
+  out.append(", \"rejected\": true, \"action\": \"");
+  AppendEscaped(out, r.action);
+  out.append("\", \"message\": \"");
+  AppendEscaped(out, r.message);
+  out.append("\", \"path\": \"");
+  AppendEscaped(out, r.path);
+  out.append("\"}\n");
 }
 
 void JsonlWriter::AppendSnapshot(std::string& out, const SnapshotRecord& r) {
@@ -215,8 +210,9 @@ void JsonlWriter::AppendSnapshot(std::string& out, const SnapshotRecord& r) {
     if (s.front.empty()) continue;
     if (!first) out.append(", ");
     first = false;
-    AppendJsonString(out, s.share_name);
-    out.append(": ");
+    out.push_back('"');
+    AppendEscaped(out, s.share_name);
+    out.append("\": ");
     AppendSnapshotJobs(out, s.front);
   }
   out.append("}}, \"queueUtilization\": {\"lastUpdatedAt\": ");
@@ -239,9 +235,9 @@ void JsonlWriter::AppendSnapshot(std::string& out, const SnapshotRecord& r) {
     first = false;
     out.append("{\"capacityUsage\": ");
     AppendUsageList(out, s.usage);
-    out.append(", \"quotaShareName\": ");
-    AppendJsonString(out, s.share_name);
-    out.push_back('}');
+    out.append(", \"quotaShareName\": \"");
+    AppendEscaped(out, s.share_name);
+    out.append("\"}");
   }
   out.append("]}, \"totalCapacityUsage\": ");
   AppendUsageList(out, r.total_usage);

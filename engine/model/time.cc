@@ -1,26 +1,30 @@
 #include "engine/model/time.h"
 
+#include <charconv>
 #include <cstdlib>
 
 namespace qs {
 
 void AppendSeconds(std::string& out, SimTime ms) {
+  // Built in a local buffer and appended once (a log line has one or two).
+  char buf[32];
+  char* p = buf;
   if (ms < 0) {
-    out.push_back('-');
+    *p++ = '-';
     ms = -ms;
   }
-  out.append(std::to_string(ms / kMillisPerSecond));
-  out.push_back('.');
-  int frac = static_cast<int>(ms % kMillisPerSecond);
+  p = std::to_chars(p, buf + sizeof(buf), ms / kMillisPerSecond).ptr;
+  *p++ = '.';
+  const int frac = static_cast<int>(ms % kMillisPerSecond);
   if (frac == 0) {
-    out.push_back('0');
-    return;
+    *p++ = '0';
+  } else {
+    *p++ = static_cast<char>('0' + frac / 100);
+    *p++ = static_cast<char>('0' + (frac / 10) % 10);
+    *p++ = static_cast<char>('0' + frac % 10);
+    while (p[-1] == '0') --p;  // the first fraction digit stays: frac > 0
   }
-  char digits[3] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + (frac / 10) % 10),
-                    static_cast<char>('0' + frac % 10)};
-  int n = 3;
-  while (n > 1 && digits[n - 1] == '0') --n;
-  out.append(digits, static_cast<size_t>(n));
+  out.append(buf, p);
 }
 
 std::string FormatSeconds(SimTime ms) {
