@@ -169,6 +169,29 @@ TEST_P(WaitCauseTest, MisconfigurationBlocksTheShare) {
   EXPECT_EQ(CauseSeconds(r.summary, "A", WaitCause::kBehindHead), 60);
 }
 
+// A terminated holder's reservation goes at once (docs/semantics.md §4):
+// with a scheduling interval of 10 s, high preempts low in-share at 10;
+// low's drain ends at 15 and high holds both instances (NEXT_PASS: it fits,
+// the next pass is at 20). high is terminated at 17, off the grid: low,
+// head again, sees the instances free (NEXT_PASS), not held for a job that
+// will never run (ENVIRONMENT_FULL). Found by the differential fuzzer.
+TEST_P(WaitCauseTest, TerminatedHolderFreesItsHoldAtOnce) {
+  const Scenario sc = Instant()
+                          .SchedulingInterval(10)
+                          .Drain(5)
+                          .Environment({{kG, 2}})
+                          .Share(ShareBuilder("A").Limit(kG, 2).Reserve().InShare(true))
+                          .Submit(0, JobBuilder("low", "A").Instances(kG, 2).Run(1000))
+                          .Submit(3, JobBuilder("high", "A").Instances(kG, 2).Priority(5).Run(100))
+                          .Terminate(17, "high")
+                          .Build();
+  const CauseRun r = RunWithCauses(sc);
+  EXPECT_EQ(r.causes, (std::vector<std::string>{"3 high SHARE_LIMIT", "10 high DRAINING_VICTIMS", "15 high NEXT_PASS",
+                                                 "15 low BEHIND_HEAD", "17 low NEXT_PASS"}));
+  EXPECT_EQ(CauseSeconds(r.summary, "A", WaitCause::kNextPass), (17 - 15) + (20 - 17));
+  EXPECT_EQ(CauseSeconds(r.summary, "A", WaitCause::kEnvironmentFull), 0);
+}
+
 // ENVIRONMENT_DISABLED: nothing is dispatched until the environment is
 // enabled at 50.
 TEST_P(WaitCauseTest, EnvironmentDisabled) {

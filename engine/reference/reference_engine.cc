@@ -351,8 +351,7 @@ void Engine::OnTerminate(const ScenarioEvent& ev, const TerminateServiceJobReque
 void Engine::TerminateJob(Job& j, std::string_view reason) {
   Release(j);  // no drain; a victim's instances go to its beneficiary's hold
   ++j.epoch;   // cancels pending events
-  SetStatus(j, JobStatus::kFailed, reason);
-  // Its own reservation, if any, is dropped at the start of the next pass (§4).
+  SetStatus(j, JobStatus::kFailed, reason);  // drops its reservation, if any (§4)
 }
 
 void Engine::OnCreateShare(const ScenarioEvent& ev, const CreateQuotaShareRequest& r) {

@@ -558,7 +558,13 @@ class Engine {
       Violation(absl::StrCat("invariant 4: terminal job ", std::string(j.name), " changes to ",
                              JobStatusName(status)));
     }
-    if (IsTerminal(status)) Progress();  // a job finished
+    if (IsTerminal(status)) {
+      Progress();  // a job finished
+      // An ended job's reservation goes at once (§4): its hold is free and
+      // its victims drain for nobody. Only wait causes read it before the
+      // next pass would drop it.
+      if (j.has_reservation) DropReservation(static_cast<int>(&j - jobs_.data()));
+    }
     std::string copy(reason);
     j.status = status;
     j.reason = std::move(copy);
