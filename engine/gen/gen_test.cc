@@ -11,6 +11,7 @@
 #include "engine/gen/generator.h"
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
+#include "engine/gen/qsb_codec.h"
 #include "engine/io/scenario_json.h"
 #include "gtest/gtest.h"
 #include "oneapi/tbb/task_arena.h"
@@ -341,7 +342,7 @@ TEST(QsbTest, RefusesAFileThatCannotFitBeforeDecodingIt) {
   o.jobs = 1000;
   const Scenario sc = *Generate(o);
   const uint64_t events = sc.events.size();
-  for (uint32_t version : {1u, 2u, 3u}) {
+  for (uint32_t version : {1u, 2u, 3u, 7u, kQsbVersion}) {
     const std::string bytes = EncodeQsb(sc, version);
     EXPECT_TRUE(DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent).ok());
     absl::StatusOr<Scenario> refused = DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent - 1);
@@ -369,12 +370,14 @@ TEST(QsbTest, BadBlocksAreNamed) {
   GenOptions o = Small();
   o.jobs = 300;
   const Scenario sc = *Generate(o);
-  const std::string good = EncodeQsb(sc, 2, 50);
-  // A flipped byte in the last block: that block's checksum.
-  std::string flipped = good;
-  flipped[good.size() - 5] ^= 0x21;
-  const std::string m = std::string(DecodeQsb(flipped, "x.qsb").status().message());
-  EXPECT_NE(m.find("x.qsb: checksum mismatch in event block"), std::string::npos) << m;
+  // A flipped byte in the last block: that block's checksum (FNV-1a to
+  // version 7, the lane sum from 8).
+  for (uint32_t version : {2u, 7u, kQsbVersion}) {
+    std::string flipped = EncodeQsb(sc, version, 50);
+    flipped[flipped.size() - 5] ^= 0x21;
+    const std::string m = std::string(DecodeQsb(flipped, "x.qsb").status().message());
+    EXPECT_NE(m.find("x.qsb: checksum mismatch in event block"), std::string::npos) << "version " << version << ": " << m;
+  }
   // Blocks out of time order (the same bytes, blocks swapped, checksums
   // intact): decoded, then caught across the block boundary.
   Scenario swapped = sc;
@@ -382,6 +385,32 @@ TEST(QsbTest, BadBlocksAreNamed) {
   std::rotate(swapped.events.begin(), swapped.events.begin() + static_cast<int64_t>(r), swapped.events.end());
   const std::string m2 = std::string(DecodeQsb(EncodeQsb(swapped, 2, 50), "x.qsb").status().message());
   EXPECT_NE(m2.find("not sorted by time (event block"), std::string::npos) << m2;
+}
+
+// The version 8 checksum (qsb_codec.h, LaneSum) is part of the format:
+// its values are pinned, and every single-bit flip at every position of
+// inputs of every length up to 100 bytes (each tail path: words, bytes)
+// changes it, as does a swap of two 8-byte words.
+TEST(QsbTest, LaneSumIsPinnedAndSeesEveryBitFlip) {
+  using qsb_internal::LaneSum;
+  std::string bytes;
+  for (int i = 0; i < 100; ++i) bytes.push_back(static_cast<char>(i * 37 + 11));
+  EXPECT_EQ(LaneSum(""), 10416879180377615705ULL);
+  EXPECT_EQ(LaneSum(bytes), 15005918868703601953ULL);
+  for (size_t n = 0; n <= bytes.size(); ++n) {
+    const std::string_view s(bytes.data(), n);
+    const uint64_t sum = LaneSum(s);
+    for (size_t i = 0; i < n; ++i) {
+      for (int bit = 0; bit < 8; ++bit) {
+        std::string t(s);
+        t[i] = static_cast<char>(t[i] ^ (1 << bit));
+        EXPECT_NE(LaneSum(t), sum) << "length " << n << ", byte " << i << ", bit " << bit;
+      }
+    }
+  }
+  std::string swapped = bytes;
+  std::swap_ranges(swapped.begin(), swapped.begin() + 8, swapped.begin() + 8);
+  EXPECT_NE(LaneSum(swapped), LaneSum(bytes));
 }
 
 TEST(QsbTest, DuplicateJobNamesAreRejectedAsInJson) {
@@ -393,7 +422,7 @@ TEST(QsbTest, DuplicateJobNamesAreRejectedAsInJson) {
     if (auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) submits.push_back(r);
   }
   submits[7]->job_name = *submits[3]->job_name;
-  for (uint32_t version : {1u, 2u, 3u}) {
+  for (uint32_t version : {1u, 2u, 3u, 7u, kQsbVersion}) {
     const std::string m = std::string(DecodeQsb(EncodeQsb(sc, version, 16), "x.qsb").status().message());
     EXPECT_NE(m.find("x.qsb: events["), std::string::npos) << m;
     EXPECT_NE(m.find("].request.jobName: duplicate jobName 'j3' (first at events["), std::string::npos) << m;

@@ -1,7 +1,7 @@
 // File: engine/gen/qsb.cc
 //
 // The .qsb file around the codec of qsb_codec.h: the frame header and its
-// checksums, the version 1 payload and the version 2 to 6 block table with
+// checksums, the version 1 payload and the version 2 to 8 block table with
 // its blocks (encoded and decoded in parallel), the duplicate-jobName
 // check, reading and writing files, and QsbFileStream.
 #include "engine/gen/qsb.h"
@@ -29,6 +29,7 @@
 namespace qs::gen {
 namespace {
 
+using qsb_internal::Checksum;
 using qsb_internal::Fnv1a;
 using qsb_internal::GetEventInto;
 using qsb_internal::GetHead;
@@ -194,7 +195,7 @@ struct BlockFacts {
 };
 std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, ScenarioEvent* out, BlockFacts& facts,
                         uint32_t version) {
-  if (Fnv1a(bytes) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
+  if (Checksum(bytes, version) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
   Reader br(bytes, k.offset, version);
   SimTime last = 0;
   for (uint64_t i = 0; i < k.count && br.ok(); ++i) {
@@ -217,7 +218,7 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
   const uint64_t head_bytes = Get64(payload, 0);
   if (head_bytes > payload.size() - 8) return err("head length beyond the end (truncated?)");
   const std::string_view head = payload.substr(8, head_bytes);
-  if (Fnv1a(head) != head_sum) return err("checksum mismatch in the head (corrupted file)");
+  if (Checksum(head, version) != head_sum) return err("checksum mismatch in the head (corrupted file)");
   absl::StatusOr<V2Layout> layout = ParseV2Head(head, payload.size() - 8 - head_bytes, source, version, err);
   if (!layout.ok()) return layout.status();
   Scenario s = std::move(layout->head);
@@ -257,7 +258,7 @@ std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) 
     head.version = 1;
     PutHead(head, s, s.events.size(), 1);
     for (const ScenarioEvent& ev : s.events) PutEvent(head, ev);
-    return Frame(1, head.out, Fnv1a(head.out));
+    return Frame(1, head.out, Checksum(head.out, 1));
   }
   return EncodeQsbEvents(
       s, s.events.size(),
@@ -267,7 +268,7 @@ std::string EncodeQsb(const Scenario& s, uint32_t version, size_t block_events) 
       block_events, version);
 }
 
-uint64_t QsbChecksum(std::string_view bytes) { return Fnv1a(bytes); }
+uint64_t QsbChecksum(std::string_view bytes, uint32_t version) { return Checksum(bytes, version); }
 
 std::string QsbPrefix(const Scenario& head_of, size_t nevents, const std::vector<QsbBlockInfo>& blocks,
                       uint32_t version) {
@@ -283,7 +284,7 @@ std::string QsbPrefix(const Scenario& head_of, size_t nevents, const std::vector
   }
   // payload = head length | head | blocks.
   const uint64_t head_bytes = head.out.size();
-  std::string prefix = FrameHeader(version, 8 + head_bytes + total, Fnv1a(head.out));
+  std::string prefix = FrameHeader(version, 8 + head_bytes + total, Checksum(head.out, version));
   prefix.append(reinterpret_cast<const char*>(&head_bytes), 8);
   prefix += head.out;
   prefix.shrink_to_fit();  // FrameHeader reserved room for the whole file
@@ -296,14 +297,14 @@ QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventR
   block_events = std::max<size_t>(1, block_events);
   const size_t nblocks = (nevents + block_events - 1) / block_events;
   std::vector<std::string> blocks(nblocks);
-  std::vector<uint64_t> sums(nblocks);  // hashed here, in parallel: byte by byte, FNV-1a is slow
+  std::vector<uint64_t> sums(nblocks);  // hashed here, in parallel
   tbb::parallel_for(tbb::blocked_range<size_t>(0, nblocks, 1), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t b = range.begin(); b != range.end(); ++b) {
       const size_t first = b * block_events, end = std::min(nevents, (b + 1) * block_events);
       QsbEventWriter w((end - first) * kQsbReserveBytesPerEvent, version);
       events(first, end, w);
       blocks[b] = w.Take();
-      sums[b] = Fnv1a(blocks[b]);
+      sums[b] = Checksum(blocks[b], version);
     }
   }, tbb::simple_partitioner());
   std::vector<QsbBlockInfo> table(nblocks);
@@ -359,7 +360,7 @@ absl::StatusOr<Scenario> DecodeQsb(std::string_view bytes, std::string_view sour
   if (size != bytes.size() - kHeaderBytes) return err("payload size does not match the file size (truncated?)");
   const std::string_view payload = bytes.substr(kHeaderBytes);
   if (version == 1) {
-    if (Fnv1a(payload) != sum) return err("checksum mismatch (corrupted file)");
+    if (Checksum(payload, 1) != sum) return err("checksum mismatch (corrupted file)");
     return DecodeV1(payload, source, memory_bytes, err);
   }
   return DecodeV2(payload, sum, source, version, memory_bytes, err);
@@ -469,7 +470,7 @@ absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::OpenImpl(std::uniq
   if (head_bytes > payload - 8) return err("head length beyond the end (truncated?)");
   std::string head;
   if (absl::Status st = impl->Read(kHeaderBytes + 8, head_bytes, head); !st.ok()) return st;
-  if (Fnv1a(head) != sum) return err("checksum mismatch in the head (corrupted file)");
+  if (Checksum(head, version) != sum) return err("checksum mismatch in the head (corrupted file)");
   absl::StatusOr<V2Layout> layout = ParseV2Head(head, payload - 8 - head_bytes, impl->source, version, err);
   if (!layout.ok()) return layout.status();
   if (absl::Status st = CheckMemoryBudget(static_cast<uint64_t>(std::max<int64_t>(0, layout->head.submit_count)),
