@@ -299,11 +299,17 @@ struct FastState {
     if (t == kUnassignedLender) {
       return std::max<int64_t>(0, se[u] - assigned_limits[u] - unassigned_lent[u] + extra);
     }
+    // A share with no headroom lends nothing whatever else holds: decided
+    // first, from the share's own counters, before the head's job record
+    // (a cache miss) is read. Borrow planning asks every share in turn,
+    // and in a busy cluster most are full.
+    const int64_t room = Headroom(t, u) + extra;
+    if (room <= 0) return 0;
     const Share& sh = shares[t];
     if (sh.strategy == Strategy::kReserve && !QsMutant(2)) return 0;
     if (sh.res_job != kNone && sh.res_unit == u) return 0;
     if (knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, u) && !QsMutant(9)) return 0;
-    return std::max<int64_t>(0, Headroom(t, u) + extra);
+    return room;
   }
   // Whether share t's head waits for u within t's own limit
   // (docs/semantics.md §3, "Entitled capacity"): it needs u, could ever start
