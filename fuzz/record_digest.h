@@ -3,7 +3,8 @@
 // A 64-bit digest of an engine's log records, taken from the records'
 // fields instead of their JSON text: the differential fuzzer's second fast
 // run only has to show that its log equals the first run's, and formatting
-// a third log cost about a sixth of each execution. A mismatch is then
+// a third log and comparing it line by line cost about 8% of each
+// execution (perf, 25 s from the shipped corpus). A mismatch is then
 // re-run with text (StringLog) to print the first differing line, so the
 // digest only decides whether to look.
 //
@@ -51,7 +52,7 @@ class DigestLog : public LogSink {
     Word(static_cast<uint64_t>(r.preemption));
     if (r.preemption != PreemptionType::kNone) {
       Text(r.preempted_for);
-      Word(r.checkpointed_ms);
+      Word(r.checkpointed_ms > 0 ? r.checkpointed_ms : SimTime{0});  // printed only when > 0
     }
     Word(r.has_preemption_summary);
     if (r.has_preemption_summary) {
