@@ -402,6 +402,23 @@ class Engine {
     return out;
   }
 
+  // Phase 2's arithmetic for head j of share s (§4): `own` = max(0, min(n,
+  // H)) instances from its own headroom, `borrow` = n - own to draw from the
+  // lenders (in LendersFor order), and their idle sum. Phase2 decides with
+  // it and CauseOfHead (§9) explains with it.
+  struct BorrowNeed {
+    int64_t own = 0, borrow = 0, idle = 0;
+    std::vector<Lender> lenders;
+  };
+  BorrowNeed NeedToBorrow(int s, const Job& j) const {
+    BorrowNeed need;
+    need.own = std::max<int64_t>(0, std::min<int64_t>(j.count, Headroom(s, j.unit)));
+    need.borrow = j.count - need.own;
+    need.lenders = LendersFor(s, j.unit);
+    for (const Lender& l : need.lenders) need.idle += l.idle;
+    return need;
+  }
+
   std::set<std::string> AllUnits() const {
     std::set<std::string> units;
     for (const auto& [u, c] : env_limits_) units.insert(u);

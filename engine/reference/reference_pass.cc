@@ -270,13 +270,9 @@ bool Engine::Phase2(const std::vector<int>& order, std::vector<bool>& blocked) {
     if (pick == kNone) break;
     const Job& j = jobs_[static_cast<size_t>(pick_head)];
     const int64_t n = j.count;
-    const int64_t a = std::max<int64_t>(0, std::min(n, Headroom(pick, j.unit)));
-    const int64_t b = n - a;
-    std::vector<Lender> lenders = LendersFor(pick, j.unit);
-    int64_t idle_sum = 0;
-    for (const Lender& l : lenders) idle_sum += l.idle;
+    const BorrowNeed need = NeedToBorrow(pick, j);
     bool ok = env_enabled_ && FreeFor(j) >= n &&
-              WithinBorrowCap(pick, j.unit, Borrowed(pick, j.unit) + b) && idle_sum >= b;
+              WithinBorrowCap(pick, j.unit, Borrowed(pick, j.unit) + need.borrow) && need.idle >= need.borrow;
     if (!ok) {
       eligible[static_cast<size_t>(pick)] = false;
       // A head that can start only by borrowing, holding capacity its
@@ -293,15 +289,15 @@ bool Engine::Phase2(const std::vector<int>& order, std::vector<bool>& blocked) {
       continue;
     }
     std::vector<Part> parts;
-    int64_t remaining = b;
-    for (const Lender& l : lenders) {
+    int64_t remaining = need.borrow;
+    for (const Lender& l : need.lenders) {
       if (remaining == 0) break;
       int64_t take = std::min(l.idle, remaining);
       if (take <= 0) continue;
       parts.push_back(Part{std::string(l.name), take});
       remaining -= take;
     }
-    Dispatch(pick_head, a, std::move(parts));
+    Dispatch(pick_head, need.own, std::move(parts));
     progress = true;
     evaluate(pick);
   }

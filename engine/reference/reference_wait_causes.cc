@@ -25,12 +25,9 @@ WaitCause Engine::CauseOfHead(int s, int ji) const {
     return free_short ? WaitCause::kEnvironmentFull : WaitCause::kNextPass;
   }
   if (sh.strategy != Strategy::kLendAndBorrow) return WaitCause::kShareLimit;
-  const int64_t from_own = std::max<int64_t>(0, std::min<int64_t>(j.count, Headroom(s, j.unit)));
-  const int64_t to_borrow = j.count - from_own;
-  if (!WithinBorrowCap(s, j.unit, Borrowed(s, j.unit) + to_borrow)) return WaitCause::kBorrowLimit;
-  int64_t idle = 0;
-  for (const Lender& l : LendersFor(s, j.unit)) idle += l.idle;
-  if (idle < to_borrow) return WaitCause::kNoIdleLender;
+  const BorrowNeed need = NeedToBorrow(s, j);  // phase 2's own arithmetic
+  if (!WithinBorrowCap(s, j.unit, Borrowed(s, j.unit) + need.borrow)) return WaitCause::kBorrowLimit;
+  if (need.idle < need.borrow) return WaitCause::kNoIdleLender;
   return free_short ? WaitCause::kEnvironmentFull : WaitCause::kNextPass;
 }
 
