@@ -118,7 +118,7 @@ void AppendJsonString(std::string& out, std::string_view s) {
 
 // The line is written in as few appends as its fields allow: each literal
 // run between two values (closing quote, separator, next key, opening
-// quote) is one append. Byte for byte what docs/scenario-format.md shows.
+// quote) is one append. Byte for byte what ../shared/spec/scenario-format.md shows.
 void JsonlWriter::AppendJob(std::string& out, const JobRecord& r) {
   out.append("{\"time\": ");
   AppendSeconds(out, r.time);
