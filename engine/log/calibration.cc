@@ -34,8 +34,6 @@ SimTime Quantile(std::vector<SimTime> v, double q) {
   return v[std::min(i, v.size() - 1)];
 }
 
-
-
 }  // namespace
 
 absl::StatusOr<std::vector<ObservedStart>> ParseObservedCsv(std::string_view text, std::string_view source) {

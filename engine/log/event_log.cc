@@ -110,12 +110,6 @@ void AppendSnapshotJobs(std::string& out, const std::vector<SnapshotJob>& jobs) 
 
 }  // namespace
 
-void AppendJsonString(std::string& out, std::string_view s) {
-  out.push_back('"');
-  AppendEscaped(out, s);
-  out.push_back('"');
-}
-
 // The line is written in as few appends as its fields allow: each literal
 // run between two values (closing quote, separator, next key, opening
 // quote) is one append. Byte for byte what ../shared/spec/scenario-format.md shows.

@@ -249,9 +249,6 @@ class TeeSink : public LogSink {
   std::vector<LogSink*> sinks_;
 };
 
-// Appends `s` as a JSON string literal (quotes and escapes included).
-void AppendJsonString(std::string& out, std::string_view s);
-
 }  // namespace qs
 
 #endif  // QS_ENGINE_LOG_EVENT_LOG_H_
