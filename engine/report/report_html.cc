@@ -463,13 +463,17 @@ std::string CauseChanges(const ReportRun& a, const ReportRun& b, const std::vect
   auto causes_of = [](const Json& share) -> const Json& {
     return share.contains("waitByCauseSeconds") ? share["waitByCauseSeconds"] : Empty();
   };
+  // Per row (share or TOTAL), its waitByCauseSeconds before and after.
+  std::vector<std::pair<const Json*, const Json*>> rows;
+  for (const std::string& n : names) {
+    rows.emplace_back(&causes_of(n == "TOTAL" ? TotalJson(a) : ShareJson(a, n)),
+                      &causes_of(n == "TOTAL" ? TotalJson(b) : ShareJson(b, n)));
+  }
   std::vector<int> used;
   for (int c = 1; c < kNumWaitCauses; ++c) {
     const char* name = WaitCauseName(static_cast<WaitCause>(c));
-    for (const std::string& n : names) {
-      const Json& x = n == "TOTAL" ? TotalJson(a) : ShareJson(a, n);
-      const Json& y = n == "TOTAL" ? TotalJson(b) : ShareJson(b, n);
-      if (Num(causes_of(x), {name}) > 0 || Num(causes_of(y), {name}) > 0) {
+    for (const auto& [x, y] : rows) {
+      if (Num(*x, {name}) > 0 || Num(*y, {name}) > 0) {
         used.push_back(c);
         break;
       }
@@ -483,13 +487,12 @@ std::string CauseChanges(const ReportRun& a, const ReportRun& b, const std::vect
                     WaitCauseName(static_cast<WaitCause>(c)), "</th>");
   }
   s += "</tr></thead><tbody>";
-  for (const std::string& n : names) {
-    const Json& x = causes_of(n == "TOTAL" ? TotalJson(a) : ShareJson(a, n));
-    const Json& y = causes_of(n == "TOTAL" ? TotalJson(b) : ShareJson(b, n));
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
     absl::StrAppend(&s, "<tr", n == "TOTAL" ? " class=\"total\"" : "", "><td>", Esc(n), "</td>");
     for (int c : used) {
       const char* name = WaitCauseName(static_cast<WaitCause>(c));
-      s += Delta(Num(x, {name}), Num(y, {name}), true, true);
+      s += Delta(Num(*rows[i].first, {name}), Num(*rows[i].second, {name}), true, true);
     }
     s += "</tr>";
   }
