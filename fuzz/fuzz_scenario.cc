@@ -98,7 +98,7 @@ void DecodeCapacity(FuzzedDataProvider& p, Scenario& sc, const std::vector<std::
   if (!OneIn(p, 3)) return;
   CapacityModel& c = sc.knobs.capacity;
   c.seed = p.ConsumeIntegral<uint8_t>();
-  static constexpr int64_t kErrors[] = {60, 1, 5, 300};
+  static constexpr int64_t kErrors[] = {60, 20, 30, 300};
   c.error_delay = Pick(p, kErrors) * kSec;
   static constexpr double kProbabilities[] = {0.25, 0, 0.5, 0.9, 1};
   bool may_stick = false;

@@ -189,7 +189,7 @@ Scenario RandomScenario(uint64_t seed, const RandomScenarioOptions& opt) {
   if (opt.random_knobs && rng.Chance(25)) {
     CapacityModel& c = k.capacity;
     c.seed = static_cast<uint64_t>(rng.In(0, 1000));
-    c.error_delay = rng.Pick(std::vector<int64_t>{1, 30, 60, 300}) * 1000;
+    c.error_delay = rng.Pick(std::vector<int64_t>{20, 30, 60, 300}) * 1000;
     bool may_stick = false;
     for (const std::string& u : units) {  // names in increasing order
       if (!rng.Chance(60)) continue;
