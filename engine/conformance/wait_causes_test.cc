@@ -192,6 +192,34 @@ TEST_P(WaitCauseTest, TerminatedHolderFreesItsHoldAtOnce) {
   EXPECT_EQ(CauseSeconds(r.summary, "A", WaitCause::kEnvironmentFull), 0);
 }
 
+// A holder overtaken between passes: b1 (B) holds the capacity reclaimed
+// from a1 (A, borrowing from B), so B lends nothing and a1 waits
+// NO_IDLE_LENDER; at 17, with no pass, b2 (higher priority) takes B's head.
+// Only a head's reservation withholds (docs/semantics.md §3, "Idle"), so B
+// lends again at once and a1's cause is what is still short: the free
+// capacity, which b1's hold keeps until the pass at 20 drops it
+// (ENVIRONMENT_FULL). Found by the differential fuzzer: the fast engine
+// withheld until the next pass.
+TEST_P(WaitCauseTest, OvertakenHolderStopsWithholdingAtOnce) {
+  const Scenario sc = Instant()
+                          .SchedulingInterval(10)
+                          .Drain(5)
+                          .Entitled(EntitledCapacity::kLendable)
+                          .Environment({{kG, 3}})
+                          .Share(ShareBuilder("A").Limit(kG, 1).LendAndBorrow())
+                          .Share(ShareBuilder("B").Limit(kG, 2).Lend())
+                          .Submit(0, JobBuilder("a1", "A").Instances(kG, 2).Run(1000))
+                          .Submit(3, JobBuilder("b1", "B").Instances(kG, 2).Run(100))
+                          .Submit(17, JobBuilder("b2", "B").Instances(kG, 1).Priority(5).Run(100))
+                          .Build();
+  const CauseRun r = RunWithCauses(sc);
+  EXPECT_EQ(r.causes, (std::vector<std::string>{"3 b1 LENT_OUT", "10 b1 DRAINING_VICTIMS", "15 a1 NO_IDLE_LENDER",
+                                                 "15 b1 NEXT_PASS", "17 a1 ENVIRONMENT_FULL", "17 b1 BEHIND_HEAD",
+                                                 "17 b2 NEXT_PASS", "20 b1 SHARE_LIMIT", "120 b1 DRAINING_VICTIMS",
+                                                 "125 a1 NO_IDLE_LENDER", "125 b1 NEXT_PASS"}));
+  EXPECT_EQ(CauseSeconds(r.summary, "A", WaitCause::kEnvironmentFull), 20 - 17);
+}
+
 // ENVIRONMENT_DISABLED: nothing is dispatched until the environment is
 // enabled at 50.
 TEST_P(WaitCauseTest, EnvironmentDisabled) {

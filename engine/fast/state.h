@@ -307,7 +307,10 @@ struct FastState {
     if (room <= 0) return 0;
     const Share& sh = shares[t];
     if (sh.strategy == Strategy::kReserve && !QsMutant(2)) return 0;
-    if (sh.res_job != kNone && sh.res_unit == u) return 0;
+    // Only a head's reservation withholds (docs/semantics.md §3, "Idle"): a
+    // holder overtaken between passes keeps its hold until the next pass
+    // drops it, but its share lends again at once (wait causes see it).
+    if (sh.res_job != kNone && sh.res_job == sh.head && sh.res_unit == u) return 0;
     if (knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, u) && !QsMutant(9)) return 0;
     return room;
   }
