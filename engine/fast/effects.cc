@@ -140,6 +140,7 @@ void Engine::GiveToBeneficiary(int32_t id) {
     if (add > 0) {
       b.hold += static_cast<int32_t>(add);
       st_.total_hold[b.unit] += add;
+      checker_.TouchUnit(b.unit);
     }
   }
   v.beneficiary = kNone;
@@ -202,6 +203,7 @@ void Engine::DropReservation(int32_t id) {
   if (j.hold == 0 && j.pending_victims == 0) return;
   settling_.UnitChanged(j.unit);
   st_.total_hold[j.unit] -= j.hold;
+  checker_.TouchUnit(j.unit);
   j.hold = 0;
   j.pending_victims = 0;
   ++j.res_epoch;
@@ -377,6 +379,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
   st_.total_hold[j.unit] -= j.hold;
   j.hold = static_cast<int32_t>(std::max<int64_t>(0, j.n - nv));
   st_.total_hold[j.unit] += j.hold;
+  checker_.TouchUnit(j.unit);
   j.pending_victims = static_cast<int32_t>(victims.size());
   st_.shares[j.share].res_job = id;
   st_.shares[j.share].res_unit = j.unit;

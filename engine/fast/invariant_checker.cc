@@ -11,6 +11,7 @@ void InvariantChecker::Resize(int32_t shares, int32_t units) {
   units_ = units;
   const size_t pairs = static_cast<size_t>(shares) * static_cast<size_t>(units);
   allow1_.resize(static_cast<size_t>(units), 0);
+  unit_flag_.resize(static_cast<size_t>(units), 0);
   allow2_.resize(pairs, 0);
   allow3_.resize(pairs, 0);
   touched_flag_.resize(pairs, 0);
@@ -44,7 +45,11 @@ void InvariantChecker::ResetAllowances(const FastState& st) {
 }
 
 void InvariantChecker::CheckLimits(const FastState& st, int64_t submitted, std::vector<std::string>& out) {
-  for (int32_t u = 0; u < st.NumUnits(); ++u) {
+  // Invariant 1 per unit: a unit whose totals did not change since the last
+  // check cannot have a new violation (the environment's limits change only
+  // with ResetAllowances(), which sets the allowance to the excess), so only
+  // touched units are checked, except under full_invariant_check.
+  auto check_unit = [&](int32_t u) {
     const int64_t e1 = std::max<int64_t>(0, st.total_use[u] - st.se[u]);
     if (e1 > allow1_[u]) {
       out.push_back(absl::StrCat("invariant 1: ", Sv(st.unit_names[u]), " in use ", st.total_use[u],
@@ -52,7 +57,14 @@ void InvariantChecker::CheckLimits(const FastState& st, int64_t submitted, std::
     }
     allow1_[u] = std::min(allow1_[u], e1);
     if (st.total_hold[u] < 0) out.push_back(absl::StrCat("negative hold for ", Sv(st.unit_names[u])));
+  };
+  if (full_) {
+    for (int32_t u = 0; u < st.NumUnits(); ++u) check_unit(u);
+  } else {
+    for (int32_t u : touched_units_) check_unit(u);
   }
+  for (int32_t u : touched_units_) unit_flag_[static_cast<size_t>(u)] = 0;
+  touched_units_.clear();
   // Invariants 2 and 3 per (share, unit): a pair whose counters did not
   // change since the last check cannot have a new violation (its allowance
   // already equals its excess), so only touched pairs are checked, except

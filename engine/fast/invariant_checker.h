@@ -44,12 +44,21 @@ class InvariantChecker {
     --status_count_[static_cast<int>(from)];
     ++status_count_[static_cast<int>(to)];
   }
-  // Share s's counters on u changed: CheckLimits looks at the pair.
+  // Share s's counters on u changed: CheckLimits looks at the pair, and at
+  // u's environment totals.
   void Touch(int32_t s, int32_t u) {
     const size_t key = static_cast<size_t>(s * units_ + u);
     if (!touched_flag_[key]) {
       touched_flag_[key] = 1;
       touched_.push_back(static_cast<int32_t>(key));
+    }
+    TouchUnit(u);
+  }
+  // u's total use or total hold changed: CheckLimits looks at u's totals.
+  void TouchUnit(int32_t u) {
+    if (!unit_flag_[static_cast<size_t>(u)]) {
+      unit_flag_[static_cast<size_t>(u)] = 1;
+      touched_units_.push_back(u);
     }
   }
   void AddReclaimDeadline(int32_t job, uint32_t epoch, SimTime deadline) {
@@ -57,8 +66,8 @@ class InvariantChecker {
   }
   void ResetAllowances(const FastState& st);
 
-  // Invariants 1-3 on the touched pairs (every pair when full) and the
-  // state count of invariant 4.
+  // Invariant 1 on the touched units, 2-3 on the touched pairs (every unit
+  // and pair when full), and the state count of invariant 4.
   void CheckLimits(const FastState& st, int64_t submitted, std::vector<std::string>& out);
   // Invariant 4: every counter recomputed from the job records.
   void Recount(const FastState& st, std::vector<std::string>& out);
@@ -88,6 +97,8 @@ class InvariantChecker {
   std::vector<int64_t> allow2_, allow3_;  // [share * units + unit]
   std::vector<int32_t> touched_;          // (share, unit) keys changed since the last CheckLimits()
   std::vector<char> touched_flag_;
+  std::vector<int32_t> touched_units_;    // units whose totals changed since the last CheckLimits()
+  std::vector<char> unit_flag_;
   std::vector<Deadline> deadlines_;
   struct RecountScratch {  // Recount()'s counters, [share * units + unit]
     std::vector<int64_t> own, lent, borrowed, use, hold, ulent, prov, queued;
