@@ -94,12 +94,17 @@ inline std::optional<std::string_view> ViewOf(const std::optional<std::string>& 
 class Writer {
  public:
   uint32_t version = kQsbVersion;  // of the file written (fields added later are not in older ones)
+  // LEB128, built in a local buffer and appended once (one call per
+  // number, not one push_back per byte).
   void U(uint64_t v) {
+    char buf[10];
+    size_t n = 0;
     while (v >= 0x80) {
-      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
       v >>= 7;
     }
-    out.push_back(static_cast<char>(v));
+    buf[n++] = static_cast<char>(v);
+    out.append(buf, n);
   }
   void I(int64_t v) { U((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
   void B(bool b) { out.push_back(b ? 1 : 0); }
