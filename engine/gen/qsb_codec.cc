@@ -19,198 +19,213 @@
 namespace qs::gen::qsb_internal {
 namespace {
 
-// A submission's fields (after its type): the one writer of them, for
-// PutRequest() and QsbEventWriter::PutSubmit() alike (GetSubmitInto() reads
-// them back in this order).
-void PutSubmitFields(Writer& w, const QsbSubmitView& v) {
-  w.OS(v.job_name);
-  w.OS(v.job_queue);
-  w.OS(v.service_job_type);
-  w.OS(v.quota_share_name);
-  w.OS(v.share_identifier);
-  w.OI(v.scheduling_priority);
-  w.OI(v.retry_attempts);
-  w.OI(v.attempt_duration_seconds);
-  w.OI(v.preemption_retries);
-  w.S(v.payload_error);
-  w.S(v.payload_raw);
-  w.S(v.instance_type);
-  w.I(v.instance_count);
-  w.I(v.run_time);
-  w.E8(v.outcome);
-  if (w.version >= 5) {
-    w.OI(v.max_runtime_seconds);
-    w.OI(v.checkpoint_interval);
+// The fields of each request in a .qsb file, written once for both
+// directions: RequestFields(io, r) lists r's fields in file order and is
+// called with a PutIo (writing r: a request, or a QsbSubmitView of a
+// generated submission) or a GetIo (reading into r, with the checks the
+// JSON parser makes; `what` names the field in an error). A field added to
+// a request is added here once, behind a version test when older files
+// lack it (Absent: a reader leaves it unset).
+class PutIo {
+ public:
+  explicit PutIo(Writer& w) : w_(w) {}
+  uint32_t version() const { return w_.version; }
+  void Str(std::string_view s) { w_.S(s); }
+  template <typename S>
+  void OStr(const std::optional<S>& s) {
+    w_.OS(s);
+  }
+  void Int32(int64_t v, const char*) { w_.I(v); }
+  template <typename T>
+  void OInt32(const std::optional<T>& v, const char*) {
+    w_.OI(v);
+  }
+  void Time(SimTime v, const char*) { w_.I(v); }
+  void OInterval(const std::optional<SimTime>& v, const char*) { w_.OI(v); }
+  template <typename E>
+  void Enum(E e, int, const char*) {
+    w_.E8(e);
+  }
+  template <typename E>
+  void OEnum(const std::optional<E>& e, int, const char*) {
+    w_.OE(e);
+  }
+  void Flag(bool b) { w_.B(b); }
+  void OLimits(const std::optional<std::vector<CapacityLimit>>& l) { w_.OLimits(l); }
+  void OActions(const std::optional<std::vector<JobStateTimeLimitAction>>& a) {
+    w_.B(a.has_value());
+    if (a) w_.Actions(*a);
+  }
+  template <typename T>
+  void Absent(const T&) {}
+
+ private:
+  Writer& w_;
+};
+
+class GetIo {
+ public:
+  explicit GetIo(Reader& rd) : rd_(rd) {}
+  uint32_t version() const { return rd_.version; }
+  // Strings go into the buffers already there (a block decoded into the
+  // last block's events allocates nothing).
+  void Str(std::string& s) { rd_.SInto(s); }
+  void OStr(std::optional<std::string>& s) { rd_.OSInto(s); }
+  void Int32(int64_t& v, const char* what) { v = rd_.Int32(what); }
+  template <typename T>
+  void OInt32(std::optional<T>& v, const char* what) {
+    v = rd_.OInt32(what);
+  }
+  void Time(SimTime& v, const char* what) { v = rd_.Time(what); }
+  void OInterval(std::optional<SimTime>& v, const char* what) { v = rd_.OInterval(what); }
+  template <typename E>
+  void Enum(E& e, int count, const char* what) {
+    e = rd_.E8<E>(count, what);
+  }
+  template <typename E>
+  void OEnum(std::optional<E>& e, int count, const char* what) {
+    e = rd_.OE<E>(count, what);
+  }
+  void Flag(bool& b) { b = rd_.B(); }
+  void OLimits(std::optional<std::vector<CapacityLimit>>& l) { l = rd_.OLimits(); }
+  // Checked as the JSON parser checks it (an invalid action list is a
+  // malformed document, not a request AWS rejects).
+  void OActions(std::optional<std::vector<JobStateTimeLimitAction>>& a) {
+    if (rd_.B()) {
+      a = rd_.Actions();
+    } else {
+      a.reset();
+    }
+  }
+  template <typename T>
+  void Absent(std::optional<T>& v) {
+    v.reset();
+  }
+
+ private:
+  Reader& rd_;
+};
+
+// A submission's fields (after its type): a SubmitServiceJobRequest, or the
+// QsbSubmitView `quotasim gen` writes from (the same member names).
+template <typename Io, typename R>
+void SubmitFields(Io& io, R& r) {
+  io.OStr(r.job_name);
+  io.OStr(r.job_queue);
+  io.OStr(r.service_job_type);
+  io.OStr(r.quota_share_name);
+  io.OStr(r.share_identifier);
+  io.OInt32(r.scheduling_priority, "schedulingPriority");
+  io.OInt32(r.retry_attempts, "attempts");
+  io.OInt32(r.attempt_duration_seconds, "attemptDurationSeconds");
+  io.OInt32(r.preemption_retries, "preemptionRetriesBeforeTermination");
+  io.Str(r.payload_error);
+  io.Str(r.payload_raw);
+  io.Str(r.instance_type);
+  io.Int32(r.instance_count, "InstanceCount");
+  io.Time(r.run_time, "runSeconds");
+  io.Enum(r.outcome, 2, "outcome");
+  if (io.version() >= 5) {  // optionals after the outcome from version 5
+    io.OInt32(r.max_runtime_seconds, "MaxRuntimeInSeconds");
+    io.OInterval(r.checkpoint_interval, "checkpointIntervalSeconds");
+  } else {
+    io.Absent(r.max_runtime_seconds);
+    io.Absent(r.checkpoint_interval);
   }
 }
 
 // The fields CreateQuotaShare and UpdateQuotaShare share, after their
 // name / ARN, in declaration order (engine/model/scenario.h).
-template <typename ShareRequest>
-void PutShareConfig(Writer& w, const ShareRequest& r) {
-  w.OLimits(r.capacity_limits);
-  w.B(r.has_resource_sharing);
-  w.OE(r.strategy);
-  w.OI(r.borrow_limit);
-  w.OE(r.in_share_preemption);
-  w.OE(r.state);
+template <typename Io, typename R>
+void ShareConfigFields(Io& io, R& r) {
+  io.OLimits(r.capacity_limits);
+  io.Flag(r.has_resource_sharing);
+  io.OEnum(r.strategy, 3, "strategy");
+  io.OInt32(r.borrow_limit, "borrowLimit");
+  io.OEnum(r.in_share_preemption, 2, "inSharePreemption");
+  io.OEnum(r.state, 2, "state");
 }
 
-template <typename ShareRequest>
-void GetShareConfig(Reader& rd, ShareRequest& r) {
-  r.capacity_limits = rd.OLimits();
-  r.has_resource_sharing = rd.B();
-  r.strategy = rd.OE<Strategy>(3, "strategy");
-  r.borrow_limit = rd.OInt32("borrowLimit");
-  r.in_share_preemption = rd.OE<Toggle>(2, "inSharePreemption");
-  r.state = rd.OE<Toggle>(2, "state");
+template <typename Io, typename R>
+void RequestFields(Io& io, R& r) {
+  using T = std::remove_const_t<R>;
+  if constexpr (std::is_same_v<T, SubmitServiceJobRequest> || std::is_same_v<T, QsbSubmitView>) {
+    SubmitFields(io, r);
+  } else if constexpr (std::is_same_v<T, UpdateServiceJobRequest>) {
+    io.OStr(r.job_id);
+    io.OInt32(r.scheduling_priority, "schedulingPriority");
+  } else if constexpr (std::is_same_v<T, TerminateServiceJobRequest>) {
+    io.OStr(r.job_id);
+    io.OStr(r.reason);
+  } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest>) {
+    io.OStr(r.quota_share_name);
+    io.OStr(r.job_queue);
+    ShareConfigFields(io, r);
+  } else if constexpr (std::is_same_v<T, UpdateQuotaShareRequest>) {
+    io.OStr(r.quota_share_arn);
+    ShareConfigFields(io, r);
+  } else if constexpr (std::is_same_v<T, UpdateServiceEnvironmentRequest>) {
+    io.OStr(r.service_environment);
+    io.OEnum(r.state, 2, "state");
+    io.OLimits(r.capacity_limits);
+  } else if constexpr (std::is_same_v<T, GetJobQueueSnapshotRequest>) {
+    io.OStr(r.job_queue);
+  } else if constexpr (std::is_same_v<T, DeleteQuotaShareRequest>) {
+    io.OStr(r.quota_share_arn);
+  } else if constexpr (std::is_same_v<T, UpdateJobQueueRequest>) {
+    io.OStr(r.job_queue);
+    io.OEnum(r.state, 2, "state");
+    io.OInt32(r.priority, "priority");
+    io.OStr(r.scheduling_policy_arn);
+    io.OActions(r.time_limit_actions);
+  } else if constexpr (std::is_same_v<T, UpdateSchedulingPolicyRequest>) {
+    io.OStr(r.arn);
+    io.Flag(r.has_quota_share_policy);
+    io.Flag(r.has_fairshare_policy);
+  } else {
+    static_assert(sizeof(T) == 0, "a request type without its .qsb fields");
+  }
+}
+
+// A request's type code is its index in the Request variant.
+template <typename T, size_t... I>
+constexpr size_t RequestIndexOf(std::index_sequence<I...>) {
+  size_t index = 0;
+  static_cast<void>(((std::is_same_v<T, std::variant_alternative_t<I, Request>> && (index = I, true)) || ...));
+  return index;
+}
+template <typename T>
+inline constexpr size_t kRequestIndex = RequestIndexOf<T>(std::make_index_sequence<std::variant_size_v<Request>>{});
+
+template <size_t... I>
+bool EmplaceRequest(Request& r, uint64_t type, std::index_sequence<I...>) {
+  return ((type == I && (r.emplace<I>(), true)) || ...);
 }
 
 void PutRequest(Writer& w, const Request& req) {
   w.U(req.index());
-  std::visit(
-      [&](const auto& r) {
-        using T = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
-          PutSubmitFields(w, ViewOf(r));
-        } else if constexpr (std::is_same_v<T, UpdateServiceJobRequest>) {
-          w.OS(r.job_id);
-          w.OI(r.scheduling_priority);
-        } else if constexpr (std::is_same_v<T, TerminateServiceJobRequest>) {
-          w.OS(r.job_id);
-          w.OS(r.reason);
-        } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest>) {
-          w.OS(r.quota_share_name);
-          w.OS(r.job_queue);
-          PutShareConfig(w, r);
-        } else if constexpr (std::is_same_v<T, UpdateQuotaShareRequest>) {
-          w.OS(r.quota_share_arn);
-          PutShareConfig(w, r);
-        } else if constexpr (std::is_same_v<T, UpdateServiceEnvironmentRequest>) {
-          w.OS(r.service_environment);
-          w.OE(r.state);
-          w.OLimits(r.capacity_limits);
-        } else if constexpr (std::is_same_v<T, GetJobQueueSnapshotRequest>) {
-          w.OS(r.job_queue);
-        } else if constexpr (std::is_same_v<T, DeleteQuotaShareRequest>) {
-          w.OS(r.quota_share_arn);
-        } else if constexpr (std::is_same_v<T, UpdateJobQueueRequest>) {
-          w.OS(r.job_queue);
-          w.OE(r.state);
-          w.OI(r.priority);
-          w.OS(r.scheduling_policy_arn);
-          w.B(r.time_limit_actions.has_value());
-          if (r.time_limit_actions) w.Actions(*r.time_limit_actions);
-        } else if constexpr (std::is_same_v<T, UpdateSchedulingPolicyRequest>) {
-          w.OS(r.arn);
-          w.B(r.has_quota_share_policy);
-          w.B(r.has_fairshare_policy);
-        }
-      },
-      req);
+  PutIo io(w);
+  std::visit([&io](const auto& r) { RequestFields(io, r); }, req);
 }
 
 // A submission's fields (after its type), into `r`, which may hold an
 // earlier submission: every field is written, strings into the buffers
 // already there.
 void GetSubmitInto(Reader& rd, SubmitServiceJobRequest& r) {
-  rd.OSInto(r.job_name);
-  rd.OSInto(r.job_queue);
-  rd.OSInto(r.service_job_type);
-  rd.OSInto(r.quota_share_name);
-  rd.OSInto(r.share_identifier);
-  r.scheduling_priority = rd.OInt32("schedulingPriority");
-  r.retry_attempts = rd.OInt32("attempts");
-  r.attempt_duration_seconds = rd.OInt32("attemptDurationSeconds");
-  r.preemption_retries = rd.OInt32("preemptionRetriesBeforeTermination");
-  rd.SInto(r.payload_error);
-  rd.SInto(r.payload_raw);
-  rd.SInto(r.instance_type);
-  r.instance_count = rd.Int32("InstanceCount");
-  r.run_time = rd.Time("runSeconds");
-  r.outcome = rd.E8<JobOutcome>(2, "outcome");
-  r.max_runtime_seconds.reset();
-  r.checkpoint_interval.reset();
-  if (rd.version >= 5) {
-    r.max_runtime_seconds = rd.OInt32("MaxRuntimeInSeconds");
-    r.checkpoint_interval = rd.OInterval("checkpointIntervalSeconds");
-  }
+  GetIo io(rd);
+  SubmitFields(io, r);
 }
 
 Request GetRequest(Reader& rd) {
   const uint64_t type = rd.U();
-  switch (type) {
-    case 0: {
-      SubmitServiceJobRequest r;
-      GetSubmitInto(rd, r);
-      return r;
-    }
-    case 1: {
-      UpdateServiceJobRequest r;
-      r.job_id = rd.OS();
-      r.scheduling_priority = rd.OInt32("schedulingPriority");
-      return r;
-    }
-    case 2: {
-      TerminateServiceJobRequest r;
-      r.job_id = rd.OS();
-      r.reason = rd.OS();
-      return r;
-    }
-    case 3: {
-      CreateQuotaShareRequest r;
-      r.quota_share_name = rd.OS();
-      r.job_queue = rd.OS();
-      GetShareConfig(rd, r);
-      return r;
-    }
-    case 4: {
-      UpdateQuotaShareRequest r;
-      r.quota_share_arn = rd.OS();
-      GetShareConfig(rd, r);
-      return r;
-    }
-    case 5: {
-      UpdateServiceEnvironmentRequest r;
-      r.service_environment = rd.OS();
-      r.state = rd.OE<Toggle>(2, "state");
-      r.capacity_limits = rd.OLimits();
-      return r;
-    }
-    case 6: {
-      GetJobQueueSnapshotRequest r;
-      r.job_queue = rd.OS();
-      return r;
-    }
-    case 7: {
-      DeleteQuotaShareRequest r;
-      r.quota_share_arn = rd.OS();
-      return r;
-    }
-    case 8: {
-      // Checked as the JSON parser checks it (an invalid action list is a
-      // malformed document, not a request AWS rejects).
-      UpdateJobQueueRequest r;
-      r.job_queue = rd.OS();
-      r.state = rd.OE<Toggle>(2, "state");
-      r.priority = rd.OInt32("priority");
-      r.scheduling_policy_arn = rd.OS();
-      if (rd.B()) {
-        r.time_limit_actions = rd.Actions();
-      }
-      return r;
-    }
-    case 9: {
-      UpdateSchedulingPolicyRequest r;
-      r.arn = rd.OS();
-      r.has_quota_share_policy = rd.B();
-      r.has_fairshare_policy = rd.B();
-      return r;
-    }
-    default:
-      rd.Fail(absl::StrCat("unknown request type ", type));
-      return GetJobQueueSnapshotRequest{};
+  Request req;
+  if (!EmplaceRequest(req, type, std::make_index_sequence<std::variant_size_v<Request>>{})) {
+    rd.Fail(absl::StrCat("unknown request type ", type));
+    return GetJobQueueSnapshotRequest{};
   }
+  GetIo io(rd);
+  std::visit([&io](auto& r) { RequestFields(io, r); }, req);
+  return req;
 }
 
 // An event's time and path; paths are "quotaShares[i]" or "events[i]": the
@@ -429,7 +444,6 @@ namespace {
 
 using qsb_internal::PutEvent;
 using qsb_internal::PutEventHead;
-using qsb_internal::PutSubmitFields;
 using qsb_internal::Writer;
 
 }  // namespace
@@ -448,8 +462,9 @@ void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
   w.out.swap(out_);
   // PutEvent() of events[index] holding the submission.
   PutEventHead(w, v.time, true, v.index);
-  w.U(Request(std::in_place_type<SubmitServiceJobRequest>).index());
-  PutSubmitFields(w, v);
+  w.U(qsb_internal::kRequestIndex<SubmitServiceJobRequest>);
+  qsb_internal::PutIo io(w);
+  qsb_internal::SubmitFields(io, v);
   w.out.swap(out_);
 }
 
