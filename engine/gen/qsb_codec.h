@@ -3,7 +3,8 @@
 // The byte-level codec of the .qsb format (qsb.h), internal to engine/gen:
 // the varint Writer and the checked Reader, the views a submission is
 // written from, and the encoders and decoders of the head and of one event
-// (qsb_codec.cc). qsb.cc frames them: the file header and checksums, the
+// (qsb_codec.cc, where RequestFields lists each request's fields once for
+// both directions). qsb.cc frames them: the file header and checksums, the
 // version 2 block table, the blocks encoded and decoded in parallel, and
 // QsbFileStream.
 //
