@@ -6,6 +6,8 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "engine/gen/generator.h"
@@ -213,6 +215,120 @@ TEST(QsbTest, RoundTripIsExactForGeneratedAndParsedScenarios) {
   absl::StatusOr<Scenario> nb2 = DecodeQsb(EncodeQsb(*nb), nb->source);
   ASSERT_TRUE(nb2.ok()) << nb2.status().message();
   EXPECT_EQ(ScenarioToJson(*nb2), ScenarioToJson(*nb));
+}
+
+// One event of every request type, every optional field set, and a
+// submission with none: their .qsb bytes are pinned (version 8, and version
+// 4, which lacks the submission's optionals after its outcome), so that an
+// edit of RequestFields (qsb_codec.cc) that changes the format fails here: a
+// round trip cannot see it, since the reader reads what the writer wrote.
+// The values were also given by the codec before RequestFields (36fa132).
+std::vector<ScenarioEvent> EveryRequest() {
+  std::vector<ScenarioEvent> evs;
+  auto add = [&evs](Request r) {
+    ScenarioEvent ev;
+    ev.time = 1000 * static_cast<SimTime>(evs.size() + 1);
+    ev.path = absl::StrCat("events[", evs.size(), "]");
+    ev.request = std::move(r);
+    evs.push_back(std::move(ev));
+  };
+  SubmitServiceJobRequest full;
+  full.job_name = "j1";
+  full.job_queue = "q";
+  full.service_job_type = "SAGEMAKER_TRAINING";
+  full.quota_share_name = "A";
+  full.share_identifier = "x";
+  full.scheduling_priority = 7;
+  full.retry_attempts = 3;
+  full.attempt_duration_seconds = 900;
+  full.preemption_retries = 2;
+  full.payload_raw = "{}";
+  full.instance_type = "ml.p4d.24xlarge";
+  full.instance_count = 4;
+  full.run_time = 123456;
+  full.outcome = JobOutcome::kFailed;
+  full.max_runtime_seconds = 3600;
+  full.checkpoint_interval = 60000;
+  add(full);
+  SubmitServiceJobRequest bare;
+  bare.payload_error = "payload";
+  add(bare);
+  UpdateServiceJobRequest update;
+  update.job_id = "j1";
+  update.scheduling_priority = -9;
+  add(update);
+  TerminateServiceJobRequest terminate;
+  terminate.job_id = "j1";
+  terminate.reason = "done";
+  add(terminate);
+  const std::vector<CapacityLimit> limits = {{"ml.p4d.24xlarge", 8}, {"ml.g5.xlarge", 300}};
+  CreateQuotaShareRequest create;
+  create.quota_share_name = "B";
+  create.job_queue = "q";
+  create.capacity_limits = limits;
+  create.has_resource_sharing = true;
+  create.strategy = Strategy::kLendAndBorrow;
+  create.borrow_limit = 150;
+  create.in_share_preemption = Toggle::kEnabled;
+  create.state = Toggle::kDisabled;
+  add(create);
+  UpdateQuotaShareRequest share_update;
+  share_update.quota_share_arn = "arn:aws:batch:us-east-1:1:quota-share/B";
+  share_update.capacity_limits = limits;
+  share_update.strategy = Strategy::kLend;
+  share_update.in_share_preemption = Toggle::kDisabled;
+  add(share_update);
+  UpdateServiceEnvironmentRequest environment;
+  environment.service_environment = "se";
+  environment.state = Toggle::kEnabled;
+  environment.capacity_limits = limits;
+  add(environment);
+  GetJobQueueSnapshotRequest snapshot;
+  snapshot.job_queue = "q";
+  add(snapshot);
+  DeleteQuotaShareRequest del;
+  del.quota_share_arn = "B";
+  add(del);
+  UpdateJobQueueRequest queue;
+  queue.job_queue = "q";
+  queue.state = Toggle::kEnabled;
+  queue.priority = 3;
+  queue.scheduling_policy_arn = "sp";
+  queue.time_limit_actions =
+      std::vector<JobStateTimeLimitAction>{{"CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "RUNNABLE", 600, "TERMINATE"}};
+  add(queue);
+  UpdateSchedulingPolicyRequest policy;
+  policy.arn = "sp";
+  policy.has_quota_share_policy = true;
+  add(policy);
+  return evs;
+}
+
+TEST(QsbTest, RequestBytesArePinned) {
+  const std::vector<ScenarioEvent> evs = EveryRequest();
+  for (const auto& [version, size, sum] : {std::tuple<uint32_t, size_t, uint64_t>{8, 430, 9659977631110634528ULL}, {4, 421, 3602785087360790732ULL}}) {
+    QsbEventWriter w(0, version);
+    for (const ScenarioEvent& ev : evs) w.Put(ev);
+    const std::string bytes = w.Take();
+    EXPECT_EQ(bytes.size(), size) << "version " << version;
+    EXPECT_EQ(qsb_internal::LaneSum(bytes), sum) << "version " << version;
+    // And they read back as written (version 4 without the two optionals).
+    qsb_internal::Reader rd(bytes, 0, version);
+    for (const ScenarioEvent& want : evs) {
+      ScenarioEvent got;
+      qsb_internal::GetEventInto(rd, got);
+      ASSERT_TRUE(rd.ok()) << rd.error();
+      ScenarioEvent expect = want;
+      if (auto* r = std::get_if<SubmitServiceJobRequest>(&expect.request); r != nullptr && version < 5) {
+        r->max_runtime_seconds.reset();
+        r->checkpoint_interval.reset();
+      }
+      EXPECT_EQ(got.time, expect.time);
+      EXPECT_EQ(got.path, expect.path);
+      EXPECT_TRUE(got.request == expect.request) << expect.path << ", version " << version;
+    }
+    EXPECT_TRUE(rd.done());
+  }
 }
 
 TEST(QsbTest, ReadsVersion1AndManyBlocksAlike) {
