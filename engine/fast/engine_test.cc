@@ -11,7 +11,11 @@
 #include "engine/log/event_log.h"
 #include "engine/run.h"
 #include "engine/io/scenario_json.h"
+#include "engine/fast/invariant_checker.h"
+#include "engine/fast/state.h"
+#include "engine/model/scenario_index.h"
 #include "engine/testing/capture.h"
+#include "engine/testing/scenario_builder.h"
 #include "gtest/gtest.h"
 
 namespace qs {
@@ -186,6 +190,60 @@ TEST(CrossShareReclaimTest, NeverPreemptsTheReclaimingSharesOwnBorrower) {
   EXPECT_NE(fast.log.find(R"({"time": 1000.0, "jobName": "rc", "quotaShareName": "R", "status": "SCHEDULED")"),
             std::string::npos)
       << fast.log;
+}
+
+
+// The invariant checker's invariant 1 (in use <= the environment's limit)
+// and the hold's sign, per unit: looked at where the engine reported a
+// change (TouchUnit; Touch marks the pair's unit too), or at every unit
+// under the full check. A violation is reported when it arises (its unit
+// is touched then) and again at each look while it lasts; an excess that
+// existed when the limits changed (ResetAllowances) is allowed to drain,
+// not to grow.
+TEST(InvariantCheckerTest, UnitTotalsAreCheckedWhereTheyChanged) {
+  const Scenario sc = testing::ScenarioBuilder().Environment({{"ml.a", 4}, {"ml.b", 2}}).Build();
+  const std::string over5 = "invariant 1: ml.a in use 5 > environment limit 4";
+  const std::string over6 = "invariant 1: ml.a in use 6 > environment limit 4";
+  for (const bool full : {false, true}) {
+    SCOPED_TRACE(full ? "full check" : "touched units");
+    engine_internal::FastState st(sc, sc.knobs, IndexScenario(sc), /*huge_pages=*/false);
+    engine_internal::InvariantChecker c(full);
+    c.Resize(0, st.NumUnits());
+    c.ResetAllowances(st);
+    const int32_t a = st.UnitOf("ml.a"), b = st.UnitOf("ml.b");
+    auto check = [&] {
+      std::vector<std::string> out;
+      c.CheckLimits(st, 0, out);
+      return out;
+    };
+    using Found = std::vector<std::string>;
+    st.total_use[a] = 5;  // not reported to the checker: only the full check sees it
+    EXPECT_EQ(check(), full ? Found{over5} : Found{});
+    c.TouchUnit(a);
+    EXPECT_EQ(check(), Found{over5});
+    EXPECT_EQ(check(), full ? Found{over5} : Found{});  // no change since
+    st.total_use[a] = 6;
+    st.total_hold[b] = -1;
+    c.TouchUnit(a);
+    c.TouchUnit(b);
+    EXPECT_EQ(check(), (Found{over6, "negative hold for ml.b"}));
+    st.total_hold[b] = 0;
+    c.TouchUnit(b);
+    // The environment shrank under 5 running instances: they may drain.
+    st.total_use[a] = 5;
+    c.ResetAllowances(st);
+    c.TouchUnit(a);
+    EXPECT_EQ(check(), Found{});
+    st.total_use[a] = 6;
+    c.TouchUnit(a);
+    EXPECT_EQ(check(), Found{over6});
+    st.total_use[a] = 4;
+    c.TouchUnit(a);
+    EXPECT_EQ(check(), Found{});
+    st.total_use[a] = 5;  // the allowance fell with the drain
+    c.TouchUnit(a);
+    EXPECT_EQ(check(), Found{over5});
+  }
 }
 
 }  // namespace
