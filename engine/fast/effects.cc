@@ -137,11 +137,7 @@ void Engine::GiveToBeneficiary(int32_t id) {
     settling_.UnitChanged(b.unit);  // its hold and pending victims
     if (b.pending_victims > 0) --b.pending_victims;
     const int64_t add = std::min<int64_t>(v.n, b.n - b.hold);
-    if (add > 0) {
-      b.hold += static_cast<int32_t>(add);
-      st_.total_hold[b.unit] += add;
-      checker_.TouchUnit(b.unit);
-    }
+    if (add > 0) SetHold(b, b.hold + add);
   }
   v.beneficiary = kNone;
 }
@@ -198,13 +194,17 @@ void Engine::RemoveFromQueue(int32_t id) {
   QueueChanged(j.share, id);
 }
 
+void Engine::SetHold(Job& j, int64_t hold) {
+  st_.total_hold[j.unit] += hold - j.hold;
+  j.hold = static_cast<int32_t>(hold);
+  checker_.TouchUnit(j.unit);
+}
+
 void Engine::DropReservation(int32_t id) {
   Job& j = st_.jobs[id];
   if (j.hold == 0 && j.pending_victims == 0) return;
   settling_.UnitChanged(j.unit);
-  st_.total_hold[j.unit] -= j.hold;
-  checker_.TouchUnit(j.unit);
-  j.hold = 0;
+  SetHold(j, 0);
   j.pending_victims = 0;
   ++j.res_epoch;
   round_dropped_ = true;  // capacity others may use appeared mid-pass
@@ -376,10 +376,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     }
   }
   settling_.UnitChanged(j.unit);
-  st_.total_hold[j.unit] -= j.hold;
-  j.hold = static_cast<int32_t>(std::max<int64_t>(0, j.n - nv));
-  st_.total_hold[j.unit] += j.hold;
-  checker_.TouchUnit(j.unit);
+  SetHold(j, std::max<int64_t>(0, j.n - nv));
   j.pending_victims = static_cast<int32_t>(victims.size());
   st_.shares[j.share].res_job = id;
   st_.shares[j.share].res_unit = j.unit;

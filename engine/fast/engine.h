@@ -173,6 +173,9 @@ class Engine {
   void GiveToBeneficiary(int32_t id);
   void RemoveFromQueue(int32_t id);
   void DropReservation(int32_t id);
+  // Sets job j's hold: its unit's total_hold follows, and the invariant
+  // checker is told the unit's totals changed. Every hold change goes here.
+  void SetHold(Job& j, int64_t hold);
   void Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts);
   void Release(int32_t id);
   void StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type);
