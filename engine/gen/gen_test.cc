@@ -306,7 +306,9 @@ std::vector<ScenarioEvent> EveryRequest() {
 
 TEST(QsbTest, RequestBytesArePinned) {
   const std::vector<ScenarioEvent> evs = EveryRequest();
-  for (const auto& [version, size, sum] : {std::tuple<uint32_t, size_t, uint64_t>{8, 430, 9659977631110634528ULL}, {4, 421, 3602785087360790732ULL}}) {
+  const std::tuple<uint32_t, size_t, uint64_t> pinned[] = {{8, 430, 9659977631110634528ULL},
+                                                            {4, 421, 3602785087360790732ULL}};
+  for (const auto& [version, size, sum] : pinned) {
     QsbEventWriter w(0, version);
     for (const ScenarioEvent& ev : evs) w.Put(ev);
     const std::string bytes = w.Take();

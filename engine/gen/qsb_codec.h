@@ -304,28 +304,6 @@ class Reader {
   std::string err_;
 };
 
-inline QsbSubmitView ViewOf(const SubmitServiceJobRequest& r) {
-  QsbSubmitView v;
-  v.job_name = ViewOf(r.job_name);
-  v.job_queue = ViewOf(r.job_queue);
-  v.service_job_type = ViewOf(r.service_job_type);
-  v.quota_share_name = ViewOf(r.quota_share_name);
-  v.share_identifier = ViewOf(r.share_identifier);
-  v.scheduling_priority = r.scheduling_priority;
-  v.retry_attempts = r.retry_attempts;
-  v.attempt_duration_seconds = r.attempt_duration_seconds;
-  v.preemption_retries = r.preemption_retries;
-  v.payload_error = r.payload_error;
-  v.payload_raw = r.payload_raw;
-  v.instance_type = r.instance_type;
-  v.instance_count = r.instance_count;
-  v.max_runtime_seconds = r.max_runtime_seconds;
-  v.checkpoint_interval = r.checkpoint_interval;
-  v.run_time = r.run_time;
-  v.outcome = r.outcome;
-  return v;
-}
-
 // The encoders and decoders of qsb_codec.cc that qsb.cc frames.
 
 // Everything before the events, shared by both versions.
