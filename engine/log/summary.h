@@ -65,6 +65,11 @@ struct DurationStats {
   SimTime p50 = 0, p95 = 0, p99 = 0, max = 0;
 };
 
+// Count, sum, nearest-rank p50/p95/p99 (ceil(p/100 * n), 1-based) and max
+// of `values` (waits, reclaim latencies); zeros when empty. Linear time: the
+// order statistics are selected, not sorted for.
+DurationStats DurationStatsOf(std::vector<SimTime> values);
+
 struct ShareSummary {
   int64_t submitted = 0, succeeded = 0, failed = 0, unfinished = 0;
   // unit -> (own, borrowed) in instance-milliseconds.

@@ -2,6 +2,11 @@
 // from the timeline in ../shared/scenarios/README.md.
 #include "engine/log/summary.h"
 
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
 #include "engine/gen/generator.h"
 #include "engine/run.h"
 #include "engine/io/scenario_json.h"
@@ -155,6 +160,31 @@ TEST(SummaryTest, PercentilesAreNearestRank) {
   EXPECT_EQ(w.p99, 9000);
   EXPECT_EQ(w.max, 9000);
   EXPECT_EQ(s.shares.at("S").succeeded, 10);
+}
+
+// DurationStatsOf selects the order statistics (nth_element); here they are
+// read off a sorted copy, on sizes around the percentile boundaries and with
+// many equal values.
+TEST(SummaryTest, SelectedPercentilesEqualSortedOnes) {
+  std::mt19937_64 rng(42);
+  for (size_t n : {1, 2, 3, 19, 20, 21, 99, 100, 101, 199, 1000, 4097}) {
+    for (SimTime range : {SimTime{3}, SimTime{1'000'000}}) {
+      std::vector<SimTime> v(n);
+      for (SimTime& x : v) x = static_cast<SimTime>(rng() % static_cast<uint64_t>(range));
+      std::vector<SimTime> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      auto rank = [&](size_t p) { return sorted[std::max<size_t>((p * n + 99) / 100, 1) - 1]; };
+      const DurationStats d = DurationStatsOf(v);
+      SCOPED_TRACE(::testing::Message() << "n=" << n << " range=" << range);
+      EXPECT_EQ(d.count, static_cast<int64_t>(n));
+      EXPECT_EQ(d.sum, std::accumulate(v.begin(), v.end(), SimTime{0}));
+      EXPECT_EQ(d.p50, rank(50));
+      EXPECT_EQ(d.p95, rank(95));
+      EXPECT_EQ(d.p99, rank(99));
+      EXPECT_EQ(d.max, sorted.back());
+    }
+  }
+  EXPECT_EQ(DurationStatsOf({}).count, 0);
 }
 
 TEST(SummaryTest, BacklogCountsWaitingJobsOverTheArrivals) {
