@@ -396,6 +396,7 @@ JobRecord Engine::BaseRecord(int32_t id, JobStatus status, std::string_view reas
   r.job_name = st_.NameOf(j);
   r.job_slot = id;
   r.share_name = st_.shares[j.share].name;
+  r.share_index = j.share;
   r.status = status;
   r.status_reason = reason;
   return r;
@@ -407,6 +408,7 @@ void Engine::EmitJob(int32_t id, JobStatus status, std::string_view reason, bool
   if (status == JobStatus::kScheduled) {
     r.has_usage = true;
     r.capacity_unit = st_.unit_names[j.unit];
+    r.unit_index = j.unit;
     r.quantity = j.n;
     borrowed_scratch_.clear();
     for (const Part& p : st_.PartsOf(j)) {

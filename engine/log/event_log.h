@@ -143,11 +143,16 @@ struct JobRecord {
   // SummaryBuilder key jobs by an integer instead of hashing names.
   int32_t job_slot = -1;
   std::string_view share_name;
+  // The engine's index of the share, or -1 when unknown. Within a run an
+  // index always names the same share (the fast engine never reuses a share
+  // slot). Not printed: SummaryBuilder finds the share without comparing names.
+  int32_t share_index = -1;
   JobStatus status = JobStatus::kSubmitted;
   std::string_view status_reason;
   // SCHEDULED lines: the demand and where it came from.
   bool has_usage = false;
   std::string_view capacity_unit;
+  int32_t unit_index = -1;  // the engine's index of capacity_unit (fixed within a run), or -1; not printed
   int64_t quantity = 0;
   std::span<const BorrowedPart> borrowed;
   // Preemption-start lines: the job the preemption makes room for.

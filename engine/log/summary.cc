@@ -137,6 +137,33 @@ SummaryBuilder::Track* SummaryBuilder::FindTrack(int32_t slot, std::string_view 
   return it == by_name_.end() ? nullptr : &it->second;
 }
 
+SummaryBuilder::ShareEntry* SummaryBuilder::ShareOf(const JobRecord& r) {
+  ShareEntry** cached = nullptr;
+  if (r.share_index >= 0) {
+    const size_t i = static_cast<size_t>(r.share_index);
+    if (i >= share_by_index_.size()) share_by_index_.resize(i + 1, nullptr);
+    cached = &share_by_index_[i];
+    if (*cached != nullptr) return *cached;
+  }
+  auto st = shares_.find(r.share_name);
+  if (st == shares_.end()) st = shares_.emplace(std::string(r.share_name), ShareAcc{}).first;
+  if (cached != nullptr) *cached = &*st;
+  return &*st;
+}
+
+SummaryBuilder::UnitEntry* SummaryBuilder::UnitOf(ShareAcc& sh, const JobRecord& r) {
+  UnitEntry** cached = nullptr;
+  if (r.unit_index >= 0) {
+    const size_t i = static_cast<size_t>(r.unit_index);
+    if (i >= sh.unit_by_index.size()) sh.unit_by_index.resize(i + 1, nullptr);
+    cached = &sh.unit_by_index[i];
+    if (*cached != nullptr) return *cached;
+  }
+  UnitEntry* e = &*sh.s.instance_ms.try_emplace(std::string(r.capacity_unit)).first;
+  if (cached != nullptr) *cached = e;
+  return e;
+}
+
 void SummaryBuilder::OnJob(const JobRecord& r) {
   // A finished job's track is no longer needed (and a later job of the same
   // name starts afresh); only jobs in flight are held.
@@ -172,9 +199,7 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
   // The job's share, looked up by name once per job (the track keeps it; a
   // job's share never changes, but two jobs of one name in a log may differ).
   if (t.share == nullptr || (r.job_slot < 0 && t.share->first != r.share_name)) {
-    auto st = shares_.find(r.share_name);
-    if (st == shares_.end()) st = shares_.emplace(std::string(r.share_name), ShareAcc{}).first;
-    t.share = &*st;
+    t.share = ShareOf(r);
     t.unit = nullptr;
   }
   ShareAcc& sh = t.share->second;
@@ -218,10 +243,7 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
       t.dispatched = true;
       SetWaiting(t, false, r.time);
       t.attempt_start = r.time;
-      if (t.unit == nullptr || t.unit->first != r.capacity_unit) {
-        auto ut = sh.s.instance_ms.try_emplace(std::string(r.capacity_unit)).first;
-        t.unit = &*ut;
-      }
+      if (r.unit_index >= 0 || t.unit == nullptr || t.unit->first != r.capacity_unit) t.unit = UnitOf(sh, r);
       t.borrowed = 0;
       for (const BorrowedPart& b : r.borrowed) t.borrowed += b.quantity;
       t.own = r.quantity - t.borrowed;

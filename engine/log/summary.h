@@ -141,14 +141,17 @@ class SummaryBuilder : public LogSink {
   Summary Build(int64_t invariant_violations) const;
 
  private:
+  // Entries of shares_ and of a ShareSummary::instance_ms (std::map nodes
+  // are stable): name and value behind one pointer.
+  using UnitEntry = std::pair<const std::string, std::pair<int64_t, int64_t>>;
   struct ShareAcc {
     ShareSummary s;
     std::vector<SimTime> waits, reclaims;
+    // By JobRecord::unit_index: the entry of s.instance_ms, found by name
+    // once per unit.
+    std::vector<UnitEntry*> unit_by_index;
   };
-  // Entries of shares_ and of a ShareSummary::instance_ms (std::map nodes
-  // are stable): name and value behind one pointer.
   using ShareEntry = std::pair<const std::string, ShareAcc>;
-  using UnitEntry = std::pair<const std::string, std::pair<int64_t, int64_t>>;
   // One per job in flight (a million and more in a big backlogged run):
   // kept to 72 bytes.
   struct Track {
@@ -169,6 +172,11 @@ class SummaryBuilder : public LogSink {
   void SetWaiting(Track& t, bool waiting, SimTime now);
   void Apply(Track& t, const JobRecord& r);
   Track* FindTrack(int32_t slot, std::string_view name);
+  // The record's share (by JobRecord::share_index when it has one, else by
+  // name) and the unit of a SCHEDULED record in that share.
+  ShareEntry* ShareOf(const JobRecord& r);
+  static UnitEntry* UnitOf(ShareAcc& sh, const JobRecord& r);
+  std::vector<ShareEntry*> share_by_index_;  // by JobRecord::share_index, found by name once
 
   // Jobs in flight. Records that carry the engine's job_slot index a dense
   // slot -> track table (4 bytes per job; no name hashing on the engine's
