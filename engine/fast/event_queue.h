@@ -5,7 +5,9 @@
 // fires, a scheduling tick) ordered by (time, sequence number assigned at
 // insertion).
 //
-// Events due later wait in a binary heap; events due at the current instant
+// Events due later wait in a 4-ary heap (EventHeap: half the levels of a
+// binary one, the four children of a node in one 128-byte run of the
+// array); events due at the current instant
 // (the zero latencies: RUNNABLE after a submit, STARTING, RUNNING) skip the
 // heap and go to a FIFO. Every event pushed at `now` has a higher sequence
 // number than every heap event due at `now`, and the run loop empties the
@@ -20,8 +22,6 @@
 #define QS_ENGINE_FAST_EVENT_QUEUE_H_
 
 #include <cstdint>
-#include <functional>
-#include <queue>
 #include <vector>
 
 #include "engine/model/time.h"
@@ -49,9 +49,54 @@ struct Event {
   bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
 };
 
+// A min-heap of events by (time, seq), four children per node, with
+// std::priority_queue's interface. seq is unique, so the order is total and
+// the events come out in the same order as from any other correct heap.
+class EventHeap {
+ public:
+  bool empty() const { return v_.empty(); }
+  size_t size() const { return v_.size(); }
+  const Event& top() const { return v_.front(); }
+  void push(const Event& ev) {
+    size_t i = v_.size();
+    v_.push_back(ev);
+    while (i > 0) {
+      const size_t parent = (i - 1) / 4;
+      if (!Before(ev, v_[parent])) break;
+      v_[i] = v_[parent];
+      i = parent;
+    }
+    v_[i] = ev;
+  }
+  void pop() {
+    const Event last = v_.back();
+    v_.pop_back();
+    const size_t n = v_.size();
+    if (n == 0) return;
+    size_t i = 0;
+    while (true) {
+      const size_t first = 4 * i + 1;
+      if (first >= n) break;
+      const size_t end = first + 4 < n ? first + 4 : n;
+      size_t best = first;
+      for (size_t c = first + 1; c < end; ++c) {
+        if (Before(v_[c], v_[best])) best = c;
+      }
+      if (!Before(v_[best], last)) break;
+      v_[i] = v_[best];
+      i = best;
+    }
+    v_[i] = last;
+  }
+
+ private:
+  static bool Before(const Event& a, const Event& b) { return a.time != b.time ? a.time < b.time : a.seq < b.seq; }
+  std::vector<Event> v_;
+};
+
 class EventQueue {
  public:
-  using Heap = std::priority_queue<Event, std::vector<Event>, std::greater<>>;
+  using Heap = EventHeap;
 
   // Schedules an event at `time` (>= now).
   void Push(SimTime now, SimTime time, EventType type, int32_t job, uint32_t tag, int32_t aux) {
