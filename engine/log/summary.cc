@@ -14,8 +14,6 @@
 namespace qs {
 namespace {
 
-DurationStats Stats(std::vector<SimTime> v) { return DurationStatsOf(std::move(v)); }
-
 double Seconds(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
 
 nlohmann::ordered_json StatsJson(const DurationStats& d, bool full) {
@@ -84,8 +82,8 @@ DurationStats DurationStatsOf(std::vector<SimTime> v) {
   // Nearest rank, ceil(p/100 * n) 1-based. Three order statistics and the
   // maximum, not a sorted vector: each nth_element runs on the part right of
   // the one before (everything left of index k is <= v[k] after it), O(n) in
-  // all. A full sort of a 1e7-job run's waits, in total and per share, was
-  // most of a second.
+  // all. Sorting a 1e7-job run's waits, per share and in total, cost about
+  // 0.3 s of its 14 s.
   auto index = [n](size_t p) { return std::max<size_t>((p * n + 99) / 100, 1) - 1; };
   const size_t i50 = index(50), i95 = index(95), i99 = index(99);
   const auto b = v.begin();
@@ -322,15 +320,15 @@ Summary SummaryBuilder::Build(int64_t invariant_violations) const {
   std::vector<SimTime> all_waits, all_reclaims;
   for (const auto& [name, acc] : shares_) {
     ShareSummary s = acc.s;
-    s.wait = Stats(acc.waits);
-    s.reclaim = Stats(acc.reclaims);
+    s.wait = DurationStatsOf(acc.waits);
+    s.reclaim = DurationStatsOf(acc.reclaims);
     all_waits.insert(all_waits.end(), acc.waits.begin(), acc.waits.end());
     all_reclaims.insert(all_reclaims.end(), acc.reclaims.begin(), acc.reclaims.end());
     Accumulate(out.total, s);
     out.shares[name] = std::move(s);
   }
-  out.total.wait = Stats(std::move(all_waits));
-  out.total.reclaim = Stats(std::move(all_reclaims));
+  out.total.wait = DurationStatsOf(std::move(all_waits));
+  out.total.reclaim = DurationStatsOf(std::move(all_reclaims));
   for (const auto& [unit, cap_ms] : capacity_ms_) {
     auto it = out.total.instance_ms.find(unit);
     const int64_t used = it == out.total.instance_ms.end() ? 0 : it->second.first + it->second.second;
