@@ -46,7 +46,6 @@ struct Event {
   int32_t job;
   uint32_t tag;  // attempt or reason epoch the event belongs to
   int32_t aux;   // kAttemptEnd: 1 Batch timeout, 2 MaxRuntimeInSeconds; else 0
-  bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
 };
 
 // A min-heap of events by (time, seq), four children per node, with

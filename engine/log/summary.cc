@@ -135,31 +135,30 @@ SummaryBuilder::Track* SummaryBuilder::FindTrack(int32_t slot, std::string_view 
   return it == by_name_.end() ? nullptr : &it->second;
 }
 
+namespace {
+// cache[index] if set; else find(), kept in cache[index] when index >= 0
+// (-1: the record has no index).
+template <typename Entry, typename Find>
+Entry* ByIndex(std::vector<Entry*>& cache, int32_t index, const Find& find) {
+  if (index < 0) return find();
+  const size_t i = static_cast<size_t>(index);
+  if (i >= cache.size()) cache.resize(i + 1, nullptr);
+  if (cache[i] == nullptr) cache[i] = find();
+  return cache[i];
+}
+}  // namespace
+
 SummaryBuilder::ShareEntry* SummaryBuilder::ShareOf(const JobRecord& r) {
-  ShareEntry** cached = nullptr;
-  if (r.share_index >= 0) {
-    const size_t i = static_cast<size_t>(r.share_index);
-    if (i >= share_by_index_.size()) share_by_index_.resize(i + 1, nullptr);
-    cached = &share_by_index_[i];
-    if (*cached != nullptr) return *cached;
-  }
-  auto st = shares_.find(r.share_name);
-  if (st == shares_.end()) st = shares_.emplace(std::string(r.share_name), ShareAcc{}).first;
-  if (cached != nullptr) *cached = &*st;
-  return &*st;
+  return ByIndex(share_by_index_, r.share_index, [&] {
+    auto st = shares_.find(r.share_name);
+    if (st == shares_.end()) st = shares_.emplace(std::string(r.share_name), ShareAcc{}).first;
+    return &*st;
+  });
 }
 
 SummaryBuilder::UnitEntry* SummaryBuilder::UnitOf(ShareAcc& sh, const JobRecord& r) {
-  UnitEntry** cached = nullptr;
-  if (r.unit_index >= 0) {
-    const size_t i = static_cast<size_t>(r.unit_index);
-    if (i >= sh.unit_by_index.size()) sh.unit_by_index.resize(i + 1, nullptr);
-    cached = &sh.unit_by_index[i];
-    if (*cached != nullptr) return *cached;
-  }
-  UnitEntry* e = &*sh.s.instance_ms.try_emplace(std::string(r.capacity_unit)).first;
-  if (cached != nullptr) *cached = e;
-  return e;
+  return ByIndex(sh.unit_by_index, r.unit_index,
+                 [&] { return &*sh.s.instance_ms.try_emplace(std::string(r.capacity_unit)).first; });
 }
 
 void SummaryBuilder::OnJob(const JobRecord& r) {
