@@ -55,6 +55,10 @@ class ScenarioSource::BlockReader {
     next_first_ = first;
     next_count_ = first >= stream_.num_blocks() ? 0 : std::min(batch_, stream_.num_blocks() - first);
     if (next_count_ == 0) return;
+    if (stream_.ReadOnCallerThread()) {
+      for (size_t i = 0; i < next_count_; ++i) next_status_[i] = stream_.ReadBlock(first + i, next_[i]);
+      return;
+    }
     tasks_.run([this, first] {
       tbb::parallel_for(tbb::blocked_range<size_t>(0, next_count_, 1), [&](const tbb::blocked_range<size_t>& r) {
         for (size_t i = r.begin(); i != r.end(); ++i) next_status_[i] = stream_.ReadBlock(first + i, next_[i]);

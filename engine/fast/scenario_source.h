@@ -2,7 +2,8 @@
 //
 // Where the fast engine's scenario events come from: a Scenario held whole,
 // or an EventStream (engine/model/event_stream.h) read block by block, the next
-// block decoded on a oneTBB task while the engine applies the current one.
+// block decoded on a oneTBB task while the engine applies the current one
+// (on the engine's own thread for a stream that says ReadOnCallerThread()).
 // The batches and their order do not depend on the thread count, and neither
 // does anything the engine sees.
 //

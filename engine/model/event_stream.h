@@ -37,6 +37,11 @@ class EventStream {
   // Replaces `out` with the events of block b, in scenario order (blocks in
   // order give Scenario::events). An error names the source and the place.
   virtual absl::Status ReadBlock(size_t b, std::vector<ScenarioEvent>& out) const = 0;
+  // True for a stream whose blocks are made from memory rather than decoded
+  // (a trace replay's WorkloadStream): cheaper to make on the engine's own
+  // thread than to hand to another one, whose wake-ups and spinning cost
+  // more CPU time than the making.
+  virtual bool ReadOnCallerThread() const { return false; }
 };
 
 }  // namespace qs

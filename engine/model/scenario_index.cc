@@ -249,6 +249,26 @@ ScenarioIndex IndexScenario(const Scenario& scenario) {
   return idx;
 }
 
+ScenarioIndex IndexScenarioParts(const Scenario& head, const std::vector<ScenarioEvent>& requests,
+                                 const std::vector<std::string>& submit_units, std::string_view name_chars,
+                                 const std::vector<uint64_t>& name_ends) {
+  absl::flat_hash_set<std::string> seen;
+  for (const CapacityLimit& l : head.service_environment.capacity_limits) seen.insert(l.capacity_unit);
+  for (const std::string& u : submit_units) seen.insert(u);
+  ScenarioIndex idx;
+  for (const ScenarioEvent& ev : requests) {
+    if (IsShareRequest(ev)) idx.share_requests.push_back(ev);
+    Visit(
+        ev, [&](std::string_view u) {
+          if (!seen.contains(absl::string_view(u.data(), u.size()))) seen.emplace(u);
+        },
+        [](std::string_view) {});
+  }
+  idx.units = SortedUnits(seen);
+  idx.job_names = JobNames::Build(name_chars, name_ends);
+  return idx;
+}
+
 absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
   const Scenario& head = stream.head();
   auto err = [&](const std::string& m) {

@@ -87,6 +87,15 @@ struct ScenarioIndex {
 
 // For a Scenario held whole (the parsers already checked it).
 ScenarioIndex IndexScenario(const Scenario& scenario);
+// For a scenario made elsewhere (a trace replay's WorkloadStream,
+// engine/trace/workload_stream.h), given in parts instead of events: its
+// head, every event that is not a submission (in scenario order), the
+// capacity units its submissions name and their jobNames in submission
+// order (name k in name_chars ending at name_ends[k]). The result is
+// IndexScenario's of the whole scenario.
+ScenarioIndex IndexScenarioParts(const Scenario& head, const std::vector<ScenarioEvent>& requests,
+                                 const std::vector<std::string>& submit_units, std::string_view name_chars,
+                                 const std::vector<uint64_t>& name_ends);
 // Reads every block of `stream`; an error (a bad block, events out of time
 // order, a submit count or a duplicate jobName) is an InvalidArgumentError
 // naming the source, as DecodeQsb's.

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/log/async_log.h"
 #include "engine/log/event_log.h"
+#include "engine/trace/workload_stream.h"
 #include "engine/util/atomic_file.h"
 #include "engine/util/huge_pages.h"
 #include "engine/util/strings.h"
@@ -282,21 +283,20 @@ double Sec(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
 
 absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const RunPolicyOptions& options) {
   if (options.bucket <= 0) return absl::InvalidArgumentError("time-series bucket must be positive");
-  std::vector<int32_t> job_share;
-  absl::StatusOr<Scenario> sc = BuildScenario(w, p, &job_share);
-  if (!sc.ok()) return sc.status();
-  const std::vector<std::string> names =
-      p.single_share.empty() ? w.shares : std::vector<std::string>{p.single_share};
+  // The scenario as a stream: its submissions are made block by block as
+  // the engine reaches them (workload_stream.h).
+  const WorkloadStream stream(w, p);
+  const Scenario& head = stream.head();
+  const std::vector<std::string>& names = stream.share_names();
   SummaryBuilder summary;
-  ReplayObserver observer(w, std::move(job_share), static_cast<int>(names.size()), options.bucket,
+  ReplayObserver observer(w, stream.JobShares(), static_cast<int>(names.size()), options.bucket,
                           options.progress);
   // The shares as the policy declares them (the per-share table), and each
   // share's limit on the trace's type over time (the time series), from the
   // same requests, applied as the engines apply them.
   ShareDeclarations declared;
-  for (const ScenarioEvent& ev : sc->events) {
-    if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) continue;  // most of them
-    const DeclaredShare* d = declared.Note(ev, *sc);
+  for (const ScenarioEvent& ev : stream.requests()) {
+    const DeclaredShare* d = declared.Note(ev, head);
     if (d == nullptr) continue;
     const auto it = std::find(names.begin(), names.end(), d->name);
     if (it == names.end()) continue;
@@ -323,14 +323,16 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   PolicyRun out;
   out.policy = p.name;
   out.description = p.description;
-  out.stats = RunFastEngine(*sc, tee, ro);
+  absl::StatusOr<RunStats> stats = RunFastEngine(stream, stream.Index(), tee, ro);
+  if (!stats.ok()) return stats.status();
+  out.stats = *std::move(stats);
   if (writer) {
     writer->Flush();
     if (absl::Status st = events_file->Commit(); !st.ok()) return st;
   }
   if (options.progress != nullptr) options.progress->runs_done.fetch_add(1, std::memory_order_relaxed);
   out.summary = summary.Build(out.stats.invariant_violations);
-  out.summary.run = RunProvenance{absl::StrCat(w.trace_name, " under ", p.name), "fast", options.tool_version, sc->knobs,
+  out.summary.run = RunProvenance{absl::StrCat(w.trace_name, " under ", p.name), "fast", options.tool_version, head.knobs,
                                   ro.cycle_preemptions, ro.check_invariants, out.stats.stopped, {}};
   out.summary_json = SummaryToJson(out.summary);
   out.shares = declared.shares();

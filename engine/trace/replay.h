@@ -2,7 +2,8 @@
 //
 // Trace replay: trace + mapping -> Workload (policy-independent: service jobs
 // with whole-instance demands, shares and their derived limits over time),
-// then Workload + Policy -> Scenario, run by the fast engine, observed by
+// then Workload + Policy -> Scenario (made block by block as the run reaches
+// it: WorkloadStream, workload_stream.h), run by the fast engine, observed by
 // SummaryBuilder (summary.h) and a ReplayObserver (time series, wait CDF,
 // fairness) -> PolicyRun.
 //
@@ -115,8 +116,10 @@ struct LoadedWorkload {
 };
 absl::StatusOr<LoadedWorkload> LoadWorkload(const WorkloadInputs& in);
 
-// The scenario one policy gives. `job_share` (may be null) receives the share
-// index of every job in this scenario (all 0 for a single-share policy).
+// The scenario one policy gives, held whole (WorkloadStream's blocks read
+// into one Scenario; RunPolicy streams them instead). `job_share` (may be
+// null) receives the share index of every job in this scenario (all 0 for a
+// single-share policy).
 absl::StatusOr<Scenario> BuildScenario(const Workload& w, const Policy& p, std::vector<int32_t>* job_share);
 
 // Shared progress counters, updated by runs in any thread (relaxed atomics;

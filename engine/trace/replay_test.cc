@@ -1,6 +1,7 @@
 #include "engine/trace/replay.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -8,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/io/scenario_json.h"
+#include "engine/log/event_log.h"
 #include "engine/trace/policy.h"
 #include "engine/trace/report.h"
+#include "engine/trace/workload_stream.h"
 #include "gtest/gtest.h"
 #include "oneapi/tbb/task_arena.h"
 
@@ -157,6 +161,106 @@ TEST(Policy, TemplateAndNamedShares) {
   EXPECT_EQ(bad.status().message(), "b.json: replay.single: unknown key; expected one of: singleShare, ignorePriority");
   bad = ParsePolicy(R"({"simulation": {"preemptionDrainSeconds": "x"}})", "b.json", "b");
   EXPECT_NE(bad.status().message().find("b.json: simulation.preemptionDrainSeconds"), std::string::npos);
+}
+
+// A replay's scenario made block by block (workload_stream.h): the same
+// events at any block size, in the scenario rules' order, IndexScenario's
+// index without the events, and the same log as the scenario held whole.
+TEST(WorkloadStream, SameScenarioAtAnyBlockSize) {
+  // Four days of quota table under 3,000 jobs of about 50 hours: limit
+  // changes fall between submissions.
+  std::istringstream in(
+      "date,A,B,C,total\n2020-04-01,16,8,8,32\n2020-04-02,12,8,4,24\n2020-04-03,8,4,12,24\n"
+      "2020-04-04,4,4,4,12\n");
+  absl::StatusOr<QuotaTable> t = ReadQuotaTable(in, "q.csv");
+  ASSERT_TRUE(t.ok()) << t.status();
+  Mapping m = BasicMapping(1);
+  m.instances.reset();
+  m.gpus_per_instance = 1;
+  m.limit_source = LimitSource::kQuotaTable;
+  m.teams = {{"alpha", "a"}, {"beta", "b"}, {"gamma", "c"}, {"delta", "c"}, {"eps", "c"}};
+  m.quota_columns = {{"a", "A"}, {"b", "B"}, {"c", "C"}};
+  absl::StatusOr<Workload> w = BuildWorkloadFromJobs("x", Synthetic(3000), m, &*t);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_GE(w->changes.size(), 2u);
+  ASSERT_LT(w->changes.front().time, w->jobs.back().submit);
+  // A submission at the time of each limit change (the change goes first).
+  size_t ties = 0;
+  for (const LimitChange& c : w->changes) {
+    for (WorkloadJob& j : w->jobs) {
+      if (j.submit >= c.time) {
+        j.submit = c.time;
+        ++ties;
+        break;
+      }
+    }
+  }
+  ASSERT_GE(ties, 2u);
+  absl::StatusOr<std::vector<Policy>> policies = StandardPolicies();
+  ASSERT_TRUE(policies.ok());
+  for (const Policy& p : *policies) {
+    SCOPED_TRACE(p.name);
+    absl::StatusOr<Scenario> whole = BuildScenario(*w, p, nullptr);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    const std::string expected = ScenarioToJson(*whole);
+    for (size_t block : {size_t{1}, size_t{7}, size_t{1000}, WorkloadStream::kBlockEvents}) {
+      const WorkloadStream stream(*w, p, block);
+      Scenario sc = stream.head();
+      std::vector<ScenarioEvent> events;
+      for (size_t b = 0; b < stream.num_blocks(); ++b) {
+        ASSERT_TRUE(stream.ReadBlock(b, events).ok());
+        EXPECT_TRUE(!events.empty() && events.size() <= block);
+        for (ScenarioEvent& ev : events) sc.events.push_back(std::move(ev));
+      }
+      ASSERT_EQ(sc.events.size(), stream.num_events());
+      EXPECT_EQ(ScenarioToJson(sc), expected) << "block size " << block;
+    }
+    // The rules' order: the creations at 0, then by time, requests before
+    // submissions at equal times; submissions in workload order.
+    size_t next_job = 0;
+    bool creating = true;
+    for (size_t e = 0; e < whole->events.size(); ++e) {
+      const ScenarioEvent& ev = whole->events[e];
+      const bool create = std::holds_alternative<CreateQuotaShareRequest>(ev.request);
+      if (!create) creating = false;
+      EXPECT_TRUE(!create || creating) << e;
+      if (e > 0) {
+        EXPECT_LE(whole->events[e - 1].time, ev.time) << e;
+      }
+      if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
+        char name[16];
+        std::snprintf(name, sizeof(name), "j%07zu", next_job);
+        EXPECT_EQ(*r->job_name, name);
+        EXPECT_EQ(ev.time, w->jobs[next_job++].submit);
+        if (e + 1 < whole->events.size() && whole->events[e + 1].time == ev.time) {
+          EXPECT_TRUE(std::holds_alternative<SubmitServiceJobRequest>(whole->events[e + 1].request)) << e;
+        }
+      }
+    }
+    EXPECT_EQ(next_job, w->jobs.size());
+    // The index, made without the events.
+    const WorkloadStream stream(*w, p, 7);
+    const ScenarioIndex a = stream.Index(), b = IndexScenario(*whole);
+    EXPECT_EQ(a.units, b.units);
+    ASSERT_EQ(a.share_requests.size(), b.share_requests.size());
+    for (size_t i = 0; i < a.share_requests.size(); ++i) EXPECT_EQ(a.share_requests[i].path, b.share_requests[i].path);
+    ASSERT_EQ(a.job_names.num_ordinals(), b.job_names.num_ordinals());
+    for (int64_t k = 0; k < a.job_names.num_ordinals(); ++k) ASSERT_EQ(a.job_names.RankOf(k), b.job_names.RankOf(k));
+    // The same log from the stream as from the scenario held whole.
+    std::ostringstream log_whole, log_stream;
+    {
+      JsonlWriter sink(&log_whole);
+      RunFastEngine(*whole, sink, RunOptions{});
+    }
+    {
+      JsonlWriter sink(&log_stream);
+      absl::StatusOr<RunStats> stats = RunFastEngine(stream, stream.Index(), sink, RunOptions{});
+      ASSERT_TRUE(stats.ok()) << stats.status();
+      EXPECT_EQ(stats->invariant_violations, 0);
+    }
+    EXPECT_GT(log_whole.str().size(), 100000u);
+    EXPECT_EQ(log_stream.str(), log_whole.str());
+  }
 }
 
 TEST(Policy, ShippedFilesEqualTheStandardSet) {

@@ -1,13 +1,13 @@
 // File: engine/trace/workload.cc
 //
 // Trace jobs -> Workload (the shares, limits and jobs of a replay,
-// replay.h) and Workload + Policy -> Scenario; RunPolicy (replay.cc) runs
-// the result.
+// replay.h), and BuildScenario: Workload + Policy -> Scenario, the
+// WorkloadStream (workload_stream.h) read whole. RunPolicy (replay.cc) runs
+// the stream.
 #include "engine/trace/replay.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/log/async_log.h"
 #include "engine/log/event_log.h"
+#include "engine/trace/workload_stream.h"
 #include "engine/util/atomic_file.h"
 #include "engine/util/huge_pages.h"
 #include "engine/util/strings.h"
@@ -376,102 +377,20 @@ absl::StatusOr<LoadedWorkload> LoadWorkload(const WorkloadInputs& in) {
 
 // ---------------------------------------------------------------------------
 
+// The stream read whole (workload_stream.h makes the events).
 absl::StatusOr<Scenario> BuildScenario(const Workload& w, const Policy& p, std::vector<int32_t>* job_share) {
-  Scenario sc;
-  sc.source = p.name;
-  sc.scheduling_policy = p.config.scheduling_policy;
-  sc.job_queue = p.config.job_queue;
-  sc.knobs = p.config.knobs;
-  sc.service_environment = p.config.service_environment;
-  const bool env_from_mapping = sc.service_environment.capacity_limits.empty();
-  if (env_from_mapping) sc.service_environment.capacity_limits = {{w.instance_type, w.environment}};
-  const bool single = !p.single_share.empty();
-
-  auto limits_of = [&](int64_t n) { return std::vector<CapacityLimit>{{w.instance_type, n}}; };
-  // Share requests.
-  std::vector<std::string> names = single ? std::vector<std::string>{p.single_share} : w.shares;
-  std::vector<bool> derived;  // limits follow the mapping (and the quota table)
-  int index = 0;
-  auto add_share = [&](CreateQuotaShareRequest req) {
-    ScenarioEvent e;
-    e.time = 0;
-    e.path = absl::StrCat("quotaShares[", index++, "]");
-    e.request = std::move(req);
-    sc.events.push_back(std::move(e));
-  };
-  for (size_t s = 0; s < names.size(); ++s) {
-    CreateQuotaShareRequest req;
-    if (p.has_template) req = p.share_template;
-    const CreateQuotaShareRequest* named = nullptr;
-    for (const CreateQuotaShareRequest& n : p.named_shares) {
-      if (*n.quota_share_name == names[s]) named = &n;
-    }
-    if (named != nullptr) {
-      if (named->capacity_limits) req.capacity_limits = named->capacity_limits;
-      if (named->has_resource_sharing) {
-        req.has_resource_sharing = true;
-        req.strategy = named->strategy;
-        req.borrow_limit = named->borrow_limit;
-      }
-      if (named->in_share_preemption) req.in_share_preemption = named->in_share_preemption;
-      if (named->state) req.state = named->state;
-      if (named->job_queue) req.job_queue = named->job_queue;
-    }
-    req.quota_share_name = names[s];
-    const bool is_derived = !req.capacity_limits.has_value();
-    if (is_derived) req.capacity_limits = limits_of(single ? w.environment : w.limits[s]);
-    if (!req.in_share_preemption) req.in_share_preemption = Toggle::kDisabled;
-    derived.push_back(is_derived);
-    add_share(std::move(req));
-  }
-  for (const CreateQuotaShareRequest& n : p.named_shares) {
-    if (std::find(names.begin(), names.end(), *n.quota_share_name) == names.end()) add_share(n);
-  }
-
-  // Limit changes and submissions, merged by time (changes first).
-  std::vector<ScenarioEvent> timed;
-  for (const LimitChange& c : w.changes) {
-    if (env_from_mapping) {
-      UpdateServiceEnvironmentRequest u;
-      u.service_environment = sc.service_environment.name;
-      u.capacity_limits = limits_of(c.environment);
-      timed.push_back({c.time, absl::StrCat("quotaTable[day ", c.day, "].environment"), u});
-    }
-    for (size_t s = 0; s < names.size(); ++s) {
-      if (!derived[s]) continue;
-      UpdateQuotaShareRequest u;
-      u.quota_share_arn = names[s];
-      u.capacity_limits = limits_of(single ? c.environment : c.limits[s]);
-      timed.push_back({c.time, absl::StrCat("quotaTable[day ", c.day, "].", names[s]), u});
-    }
-  }
-  size_t ci = 0;
-  if (job_share != nullptr) job_share->assign(w.jobs.size(), 0);
-  sc.events.reserve(sc.events.size() + timed.size() + w.jobs.size());
-  // 432 bytes per job, touched once in order: huge pages spare a page fault
-  // per 4 KiB (engine/util/huge_pages.h).
+  const WorkloadStream stream(w, p);
+  Scenario sc = stream.head();
+  sc.events.reserve(stream.num_events());
+  // 432 bytes per event, touched once in order: huge pages spare a page
+  // fault per 4 KiB (engine/util/huge_pages.h).
   AdviseHugePages(sc.events.data(), sc.events.capacity() * sizeof(ScenarioEvent));
-  char name[32];
-  for (size_t i = 0; i < w.jobs.size(); ++i) {
-    const WorkloadJob& j = w.jobs[i];
-    while (ci < timed.size() && timed[ci].time <= j.submit) sc.events.push_back(std::move(timed[ci++]));
-    std::snprintf(name, sizeof(name), "j%07zu", i);
-    SubmitServiceJobRequest r;
-    r.job_name = name;
-    // jobQueue and serviceJobType are left out: absent, they name the one
-    // queue and its type (scenario-format.md), and a trace of a million jobs
-    // builds no million copies of them.
-    r.quota_share_name = names[single ? 0 : static_cast<size_t>(j.share)];
-    if (!p.ignore_priority && j.priority != 0) r.scheduling_priority = j.priority;
-    r.instance_type = w.instance_type;
-    r.instance_count = j.instances;
-    r.run_time = j.run;
-    r.outcome = j.failed ? JobOutcome::kFailed : JobOutcome::kSucceeded;
-    if (job_share != nullptr) (*job_share)[i] = single ? 0 : j.share;
-    sc.events.push_back({j.submit, absl::StrCat("trace line ", j.line), std::move(r)});
+  std::vector<ScenarioEvent> block;
+  for (size_t b = 0; b < stream.num_blocks(); ++b) {
+    if (absl::Status st = stream.ReadBlock(b, block); !st.ok()) return st;
+    for (ScenarioEvent& ev : block) sc.events.push_back(std::move(ev));
   }
-  while (ci < timed.size()) sc.events.push_back(std::move(timed[ci++]));
-  sc.submit_count = static_cast<int64_t>(w.jobs.size());
+  if (job_share != nullptr) *job_share = stream.JobShares();
   return sc;
 }
 
