@@ -99,13 +99,20 @@ WorkloadStream::WorkloadStream(const Workload& w, const Policy& p, size_t block_
   Start at{0, 0};
   for (size_t e = 0; e < total; ++e) {
     if (e % per_block == 0) starts_.push_back(at);
-    if (at.request < creations_ ||
-        (at.request < requests_.size() && (at.job == w.jobs.size() || requests_[at.request].time <= w.jobs[at.job].submit))) {
+    if (RequestComesNext(at)) {
       ++at.request;
     } else {
       ++at.job;
     }
   }
+}
+
+// The scenario rules' order: the creations first, then limit changes and
+// submissions by time, a change first at equal times.
+bool WorkloadStream::RequestComesNext(const Start& at) const {
+  if (at.request < creations_) return true;
+  if (at.request == requests_.size()) return false;
+  return at.job == w_.jobs.size() || requests_[at.request].time <= w_.jobs[at.job].submit;
 }
 
 SubmitServiceJobRequest WorkloadStream::SubmitOf(size_t i) const {
@@ -133,8 +140,7 @@ absl::Status WorkloadStream::ReadBlock(size_t b, std::vector<ScenarioEvent>& out
   out.reserve(count);
   Start at = starts_[b];
   for (size_t k = 0; k < count; ++k) {
-    if (at.request < creations_ ||
-        (at.request < requests_.size() && (at.job == w_.jobs.size() || requests_[at.request].time <= w_.jobs[at.job].submit))) {
+    if (RequestComesNext(at)) {
       out.push_back(requests_[at.request++]);
     } else {
       const WorkloadJob& j = w_.jobs[at.job];

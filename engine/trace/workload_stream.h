@@ -64,6 +64,8 @@ class WorkloadStream final : public EventStream {
     size_t request = 0;
     size_t job = 0;
   };
+  // Whether the event at `at` is a request (else the next submission).
+  bool RequestComesNext(const Start& at) const;
   SubmitServiceJobRequest SubmitOf(size_t i) const;
 
   const Workload& w_;
