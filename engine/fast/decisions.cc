@@ -126,23 +126,24 @@ bool CrossShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<i
     // Each source is a B-tree in victim order; the merge draws lazily.
     struct Source {
       absl::btree_set<VictimKey>::const_iterator it, end;
-      bool borrowers;  // borrowers_by_unit: skip s's jobs and those drawing from s
+      int32_t share;  // kNone: borrowers_by_unit (skip s's jobs and those drawing from s); else its DispatchedSet
     };
     std::array<Source, kMaxQuotaShares + 1> source_array;
     const std::span<Source> sources = [&] {
       size_t n = 0;
-      source_array[n++] = {st.borrowers_by_unit[u].begin(), st.borrowers_by_unit[u].end(), true};
+      source_array[n++] = {st.borrowers_by_unit[u].begin(), st.borrowers_by_unit[u].end(), kNone};
       for (int32_t t = 0; t < st.NumShares(); ++t) {
         if (t == s || st.shares[t].own[u] <= st.shares[t].limit[u]) continue;
-        source_array[n++] = {st.shares[t].dispatched[u].begin(), st.shares[t].dispatched[u].end(), false};
+        const absl::btree_set<VictimKey>& d = st.shares[t].dispatched[u].entries();
+        source_array[n++] = {d.begin(), d.end(), t};
       }
       return std::span<Source>(source_array.data(), n);
     }();
     auto skip = [&](Source& src) {  // to the next job of group B in this source
       for (; src.it != src.end; ++src.it) {
         const Job& v = st.jobs[src.it->id];
-        if (!src.borrowers) {
-          if (v.borrowed_total == 0) return;
+        if (src.share != kNone) {
+          if (v.borrowed_total == 0 && st.LiveIn(*src.it, src.share, u)) return;
           continue;
         }
         if (v.share == s) continue;
@@ -180,10 +181,11 @@ bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int3
   const int32_t u = j.unit;
   // Candidates: the share's dispatched jobs on u of lower priority, in victim
   // order, drawn lazily from the B-tree.
-  const absl::btree_set<VictimKey>& dispatched = sh.dispatched[u];
+  const absl::btree_set<VictimKey>& dispatched = sh.dispatched[u].entries();
   auto it = dispatched.begin();
   auto next = [&]() -> int32_t {
     for (; it != dispatched.end(); ++it) {
+      if (!st.LiveIn(*it, s, u)) continue;  // a job that left (DispatchedSet)
       if (st.jobs[it->id].priority < j.priority) return (it++)->id;
       if (st.knobs.victim_order == VictimOrder::kPriorityThenNewest) {
         it = dispatched.end();  // sorted by priority: no lower one follows

@@ -296,15 +296,14 @@ void Engine::Release(int32_t id) {
   }
 }
 
-// Calls fn(tree) for each candidate tree job `id` belongs to: its share's
-// dispatched jobs on its type, the borrowers of the type if it borrows, and
-// each lender's (FastState's candidate trees).
+// Calls fn(tree) for each candidate B-tree job `id` belongs to beside its
+// share's DispatchedSet on its type: the borrowers of the type if it
+// borrows, and each lender's (FastState's candidate trees).
 template <typename Fn>
 void Engine::ForEachCandidateTree(int32_t id, Fn&& fn) {
   const Job& j = st_.jobs[id];
   settling_.UnitChanged(j.unit);
   settling_.OwnChanged(j.share);
-  fn(st_.shares[j.share].dispatched[j.unit]);
   if (j.borrowed_total > 0) fn(st_.borrowers_by_unit[j.unit]);
   for (const Part& p : st_.PartsOf(j)) {
     if (p.lender != kUnassignedLender) fn(st_.lender_sets[p.lender][j.unit]);
@@ -313,11 +312,16 @@ void Engine::ForEachCandidateTree(int32_t id, Fn&& fn) {
 
 void Engine::AddCandidate(int32_t id) {
   const VictimKey k = st_.KeyOf(id);
+  const Job& j = st_.jobs[id];
+  st_.shares[j.share].dispatched[j.unit].Insert(k);
   ForEachCandidateTree(id, [&k](absl::btree_set<VictimKey>& tree) { tree.insert(k); });
 }
 
 void Engine::RemoveCandidate(int32_t id) {
   const VictimKey k = st_.KeyOf(id);
+  const Job& j = st_.jobs[id];
+  const int32_t s = j.share, u = j.unit;
+  st_.shares[s].dispatched[u].Erase(k, [&](const VictimKey& x) { return st_.LiveIn(x, s, u); });
   ForEachCandidateTree(id, [&k](absl::btree_set<VictimKey>& tree) { tree.erase(k); });
 }
 

@@ -28,9 +28,11 @@
 //    events in (time, sequence) order.
 //  * Per share: a B-tree of RUNNABLE jobs keyed (priority desc, submission
 //    order), so the head is O(1) and a priority update O(log n); per
-//    (share, unit) and per (lender, unit) B-trees of dispatched, not
-//    draining jobs in victim order; per unit a B-tree of borrowing jobs.
-//    Preemption draws candidates from these trees only until the head fits.
+//    (share, unit) a DispatchedSet of dispatched, not draining jobs in
+//    victim order (a B-tree whose leavers stay as stale entries until a
+//    purge; state.h), per (lender, unit) such B-trees kept exact; per unit
+//    a B-tree of borrowing jobs. Preemption draws candidates from these
+//    only until the head fits.
 //  * A pass costs O(rounds x shares x (log n + dispatched or preempted jobs)):
 //    it never walks a queue, except with `backfill: true`, which by
 //    definition looks past blocked heads; settled shares are skipped.

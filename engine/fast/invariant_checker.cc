@@ -113,7 +113,17 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
   r.ulent.assign(nu, 0);
   r.prov.assign(nu, 0);
   r.queued.assign(ns, 0);
+  r.candidates.assign(ns * nu, 0);
   for (const Job& j : st.jobs) {
+    if (IsDispatched(j.status) && !j.draining) {
+      // A candidate must be live in its share's DispatchedSet (state.h).
+      ++r.candidates[j.share * nu + j.unit];
+      const VictimKey k = st.KeyOf(st.IdOf(j));
+      const auto& set = st.shares[j.share].dispatched[j.unit].entries();
+      if (!set.contains(k) || !st.LiveIn(k, j.share, j.unit)) {
+        out.push_back(absl::StrCat("job ", Sv(st.NameOf(j)), " is missing from its share's victim candidates"));
+      }
+    }
     if (IsDispatched(j.status)) {
       int64_t sum = j.own;
       r.own[j.share * nu + j.unit] += j.own;
@@ -148,6 +158,17 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
     if (static_cast<int64_t>(sh.queue.size()) != r.queued[s]) {
       out.push_back(absl::StrCat("invariant 4: share ", sh.name, " queue holds ", sh.queue.size(), " jobs but ",
                                  r.queued[s], " are RUNNABLE"));
+    }
+    for (size_t u = 0; u < nu && u < sh.dispatched.size(); ++u) {
+      int64_t live = 0;
+      for (const VictimKey& k : sh.dispatched[u].entries()) {
+        live += st.LiveIn(k, static_cast<int32_t>(s), static_cast<int32_t>(u)) ? 1 : 0;
+      }
+      if (live != r.candidates[s * nu + u]) {
+        out.push_back(absl::StrCat("share ", sh.name, " has ", live, " live victim candidates on ",
+                                   Sv(st.unit_names[u]), " but ", r.candidates[s * nu + u],
+                                   " dispatched, not draining jobs"));
+      }
     }
     if (!same(&r.own[s * nu], sh.own) || !same(&r.lent[s * nu], sh.lent) ||
         !same(&r.borrowed[s * nu], sh.borrowed)) {

@@ -101,7 +101,7 @@ class InvariantChecker {
   std::vector<char> unit_flag_;
   std::vector<Deadline> deadlines_;
   struct RecountScratch {  // Recount()'s counters, [share * units + unit]
-    std::vector<int64_t> own, lent, borrowed, use, hold, ulent, prov, queued;
+    std::vector<int64_t> own, lent, borrowed, use, hold, ulent, prov, queued, candidates;
   };
   RecountScratch recount_;
 };

@@ -17,9 +17,12 @@ bool IsSelfBound(const FastState& st, int32_t s) {
   // Phase 3: no candidate of lower priority (the first is the lowest only
   // in PRIORITY_THEN_NEWEST order).
   if (sh.in_share == Toggle::kEnabled) {
-    const absl::btree_set<VictimKey>& d = sh.dispatched[u];
     if (st.knobs.victim_order != VictimOrder::kPriorityThenNewest) return false;
-    if (!d.empty() && st.jobs[d.begin()->id].priority < j.priority) return false;
+    for (const VictimKey& k : sh.dispatched[u].entries()) {
+      if (!st.LiveIn(k, s, u)) continue;  // a job that left (DispatchedSet)
+      if (st.jobs[k.id].priority < j.priority) return false;
+      break;
+    }
   }
   return true;
 }

@@ -139,6 +139,42 @@ struct Job {
 };
 static_assert(sizeof(Job) <= 112, "the job record must stay compact");
 
+// One share's dispatched, not draining jobs on one type, in victim order,
+// erased lazily. A job that finishes (most do) or is preempted leaves its
+// key behind as a stale entry instead of a B-tree erase (the search and
+// rebalancing were a tenth of a steady run's engine thread); readers skip
+// the stale entries (FastState::LiveIn), and a purge drops them when they
+// outnumber the live ones. A key inserted again while its stale entry is
+// still there is live again.
+class DispatchedSet {
+ public:
+  void Insert(const VictimKey& k) {
+    if (!tree_.insert(k).second) --stale_;  // its stale entry, live again
+  }
+  // k leaves the set. `live(x)` says whether entry x (not k) is live.
+  template <typename Live>
+  void Erase(const VictimKey& k, const Live& live) {
+    if (++stale_ > tree_.size() / 2 + 16) Purge(k, live);
+  }
+  // Live and stale entries, in victim order.
+  const absl::btree_set<VictimKey>& entries() const { return tree_; }
+  size_t stale() const { return stale_; }
+
+ private:
+  template <typename Live>
+  void Purge(const VictimKey& erased, const Live& live) {
+    absl::btree_set<VictimKey> kept;
+    for (const VictimKey& x : tree_) {
+      if (x.id != erased.id && live(x)) kept.insert(kept.end(), x);
+    }
+    tree_.swap(kept);
+    stale_ = 0;
+  }
+
+  absl::btree_set<VictimKey> tree_;
+  size_t stale_ = 0;  // entries of jobs that left (a lower bound)
+};
+
 struct Share {
   std::string name;
   Strategy strategy = Strategy::kReserve;
@@ -147,7 +183,7 @@ struct Share {
   Toggle state = Toggle::kEnabled;
   std::vector<int64_t> limit, own, lent, borrowed;     // per unit
   absl::btree_set<QueueKey> queue;                     // RUNNABLE jobs
-  std::vector<absl::btree_set<VictimKey>> dispatched;  // per unit, not draining
+  std::vector<DispatchedSet> dispatched;  // per unit, not draining
   int32_t res_job = kNone;   // job holding a reservation, if any
   int32_t res_unit = kNone;  // its instance type
   int32_t name_rank = 0;     // rank of the name among all shares
@@ -231,7 +267,8 @@ struct FastState {
 
   // Candidate trees (victim order): lender_sets[t][u] holds the dispatched,
   // not draining jobs holding u borrowed from t; borrowers_by_unit[u] those
-  // borrowing u from anyone. Each share's own are Share::dispatched[u].
+  // borrowing u from anyone (exact: no stale entries). Each share's own are
+  // Share::dispatched[u] (a DispatchedSet, with stale entries).
   std::vector<std::vector<absl::btree_set<VictimKey>>> lender_sets;
   std::vector<absl::btree_set<VictimKey>> borrowers_by_unit;
 
@@ -325,6 +362,17 @@ struct FastState {
     return j.unit == u && j.n <= se[u] && sh.own[u] + j.n <= sh.limit[u];
   }
   // The job's place in victim order (simulation.victimOrder).
+  // Whether entry k of share s's DispatchedSet on u is live: its job is
+  // dispatched there, not draining, and still has that key (a slot given
+  // to another job, or a job whose key changed, leaves a stale entry).
+  bool LiveIn(const VictimKey& k, int32_t s, int32_t u) const {
+    const Job& j = jobs[static_cast<size_t>(k.id)];
+    if (!IsDispatched(j.status) || j.draining || j.share != s || j.unit != u || j.name_rank != k.name_rank) {
+      return false;
+    }
+    const VictimKey now = KeyOf(k.id);
+    return now.a == k.a && now.b == k.b && now.c == k.c;
+  }
   VictimKey KeyOf(int32_t id) const {
     const Job& j = jobs[id];
     if (knobs.victim_order == VictimOrder::kMostBorrowedFirst) {
