@@ -1,7 +1,9 @@
 // The fast engine on the documented AWS example (quota-semantics.md section 7,
 // ../shared/scenarios/README.md): every step at the documented time, and the
 // full event log as a golden file.
+#include <algorithm>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -13,6 +15,7 @@
 #include "engine/io/scenario_json.h"
 #include "engine/fast/invariant_checker.h"
 #include "engine/fast/state.h"
+#include "engine/fast/visit_order.h"
 #include "engine/model/scenario_index.h"
 #include "engine/testing/capture.h"
 #include "engine/testing/scenario_builder.h"
@@ -244,6 +247,64 @@ TEST(InvariantCheckerTest, UnitTotalsAreCheckedWhereTheyChanged) {
     c.TouchUnit(a);
     EXPECT_EQ(check(), Found{over5});
   }
+}
+
+// VisitOrder::ForEach picking the next share by key (the few-shares path
+// most rounds take) visits exactly what walking the sorted order does, on
+// random keys (ratio ties, infinite ratios, shares without a head) and with
+// visits that make other shares active or inactive as they go.
+TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {
+  std::mt19937_64 rng(20261206);
+  int picked_rounds = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    Scenario sc;
+    sc.service_environment.capacity_limits = {{"u", 100}};
+    ScenarioIndex index;
+    index.units = {"u"};
+    engine_internal::FastState st(sc, Knobs{}, index, /*huge_pages=*/false);
+    const int ns = 1 + static_cast<int>(rng() % 20);
+    std::vector<int32_t> ranks(static_cast<size_t>(ns));
+    for (int s = 0; s < ns; ++s) ranks[static_cast<size_t>(s)] = s;
+    std::shuffle(ranks.begin(), ranks.end(), rng);
+    for (int s = 0; s < ns; ++s) {
+      engine_internal::Share sh;
+      sh.name_rank = ranks[static_cast<size_t>(s)];
+      sh.limit = {static_cast<int64_t>(rng() % 4)};  // 0: an infinite ratio when used
+      sh.own = {static_cast<int64_t>(rng() % 5)};
+      sh.borrowed = {static_cast<int64_t>(rng() % 2)};
+      sh.lent = {0};
+      if (rng() % 4 != 0) {  // a head; seqs collide only across trials
+        engine_internal::Job j;
+        j.seq = static_cast<int32_t>(rng() % 8);
+        st.jobs.push_back(j);
+        sh.head = static_cast<int32_t>(st.jobs.size() - 1);
+      }
+      st.shares.push_back(std::move(sh));
+    }
+    const uint64_t all = ns == 64 ? ~uint64_t{0} : (uint64_t{1} << ns) - 1;
+    const uint64_t start = rng() & all;
+    const uint64_t salt = rng();
+    // A visit to s turns some shares on and some off, the same way in both walks.
+    auto run = [&](uint64_t likely) {
+      engine_internal::VisitOrder order;
+      order.StartRound(st, likely);
+      uint64_t active = start;
+      std::vector<int32_t> visits;
+      order.ForEach([&] { return active; },
+                    [&](int32_t s) {
+                      visits.push_back(s);
+                      const uint64_t h = (salt ^ (static_cast<uint64_t>(s) * 0x9E3779B97F4A7C15ull)) *
+                                         (visits.size() + 1);
+                      active = (active | ((h >> 7) & (h >> 23) & all)) & ~((h >> 41) & (h >> 3) & all);
+                    });
+      return visits;
+    };
+    const std::vector<int32_t> walked = run(~uint64_t{0});  // more than kSelectShares: sorted, walked
+    const std::vector<int32_t> picked = run(0);    // none likely: picked by key
+    ASSERT_EQ(picked, walked) << "trial " << trial << ", " << ns << " shares";
+    picked_rounds += walked.size() > 1 ? 1 : 0;
+  }
+  EXPECT_GT(picked_rounds, 1000);
 }
 
 }  // namespace

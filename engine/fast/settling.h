@@ -44,6 +44,8 @@ struct Settling {
   explicit Settling(bool on) : enabled(on) {}
 
   bool Settled(int32_t s) const { return enabled && ((unsettled >> s) & 1) == 0; }
+  // The shares not settled (all when off).
+  uint64_t Unsettled() const { return enabled ? unsettled : ~uint64_t{0}; }
   void Unsettle(uint64_t shares) {
     unsettled |= shares;
     fresh &= ~shares;

@@ -20,29 +20,41 @@ UseRatio ShareUseRatio(const FastState& st, int32_t s) {
   return r;
 }
 
-const std::vector<int32_t>& VisitOrder::Compute(const FastState& st) {
+bool VisitOrder::Less(int32_t a, int32_t b) const {
+  const Key& x = keys_[a];
+  const Key& y = keys_[b];
+  if (x.den == 0 || y.den == 0) {
+    if ((x.den == 0) != (y.den == 0)) return x.den != 0;
+  } else if (const int64_t l = x.num * y.den, r = y.num * x.den; l != r) {
+    return l < r;
+  }
+  // Equal ratios: the older head first, then the share name.
+  if (x.head != y.head && !QsMutant(16)) return x.head < y.head;
+  return x.name_rank < y.name_rank;
+}
+
+void VisitOrder::StartRound(const FastState& st, uint64_t likely) {
   const int32_t ns = st.NumShares();
   const uint64_t round = round_++;
-  // UNDER_LIMIT_FIRST starts from the last round's order (see the header).
+  pick_ = false;
+  // UNDER_LIMIT_FIRST starts from the last sorted order (see the header).
   if (st.knobs.share_order != ShareOrder::kUnderLimitFirst || order_.size() != static_cast<size_t>(ns)) {
     order_.resize(static_cast<size_t>(ns));
     for (int32_t s = 0; s < ns; ++s) order_[s] = s;
   }
-  if (ns == 0) return order_;
+  if (ns == 0) return;
   switch (st.knobs.share_order) {
     case ShareOrder::kDeclaration:
-      return order_;
+      return;
     case ShareOrder::kRoundRobin:
       std::rotate(order_.begin(), order_.begin() + static_cast<int64_t>(round % static_cast<uint64_t>(ns)),
                   order_.end());
-      return order_;
+      return;
     case ShareOrder::kUnderLimitFirst:
       break;
   }
   // The sort keys are kept between rounds, so that the comparisons are
-  // integer only (no name compares, no B-tree lookups); with no share
-  // marked, the order stands.
-  if (dirty_ == 0) return order_;
+  // integer only (no name compares, no B-tree lookups).
   keys_.resize(static_cast<size_t>(ns));
   ratios_.resize(static_cast<size_t>(ns));
   for (uint64_t dirty = dirty_; dirty != 0; dirty &= dirty - 1) {
@@ -61,27 +73,23 @@ const std::vector<int32_t>& VisitOrder::Compute(const FastState& st) {
     k.head = h == kNone ? std::numeric_limits<int32_t>::max() : st.jobs[h].seq;  // shares with a head first
     k.name_rank = sh.name_rank;
   }
+  const bool changed = dirty_ != 0;
   dirty_ = 0;
-  auto less = [this](int32_t a, int32_t b) {
-    const Key& x = keys_[a];
-    const Key& y = keys_[b];
-    if (x.den == 0 || y.den == 0) {
-      if ((x.den == 0) != (y.den == 0)) return x.den != 0;
-    } else if (const int64_t l = x.num * y.den, r = y.num * x.den; l != r) {
-      return l < r;
-    }
-    // Equal ratios: the older head first, then the share name.
-    if (x.head != y.head && !QsMutant(16)) return x.head < y.head;
-    return x.name_rank < y.name_rank;
-  };
+  if (std::popcount(likely) <= kSelectShares) {
+    pick_ = true;
+    unsorted_ |= changed;
+    return;
+  }
+  // With no key changed since the last sort, the order stands.
+  if (!changed && !unsorted_) return;
+  unsorted_ = false;
   // Insertion sort: a queue holds at most kMaxQuotaShares (20) shares.
   for (size_t i = 1; i < order_.size(); ++i) {
     const int32_t v = order_[i];
     size_t k = i;
-    for (; k > 0 && less(v, order_[k - 1]); --k) order_[k] = order_[k - 1];
+    for (; k > 0 && Less(v, order_[k - 1]); --k) order_[k] = order_[k - 1];
     order_[k] = v;
   }
-  return order_;
 }
 
 }  // namespace qs::engine_internal

@@ -12,14 +12,17 @@
 // UNDER_LIMIT_FIRST keeps each share's sort key between rounds and
 // recomputes only those of shares marked since (MarkUse: its use or limits
 // changed; MarkHead: its head changed), then insertion-sorts from the last
-// round's order, which is linear for a nearly sorted order. The key is a
+// sorted order, which is linear for a nearly sorted order. The key is a
 // strict total order (name ranks are unique), so the result does not depend
-// on the order it starts from.
+// on the order it starts from. Most rounds visit one or two shares (the
+// others are settled or have no head): then ForEach picks the next one by
+// key among those it would visit, and nothing is sorted.
 //
 // Thread-compatible.
 #ifndef QS_ENGINE_FAST_VISIT_ORDER_H_
 #define QS_ENGINE_FAST_VISIT_ORDER_H_
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -52,11 +55,27 @@ class VisitOrder {
   // Every key (a new share: name ranks changed).
   void MarkAll() { dirty_ = ~uint64_t{0}; }
 
-  // The order for the next round; advances the round number.
-  const std::vector<int32_t>& Compute(const FastState& st);
+  // Starts a round (advancing the round number): recomputes the keys of the
+  // shares marked since. `likely` holds the shares the round will probably
+  // visit: with UNDER_LIMIT_FIRST and at most kSelectShares of them, the
+  // round picks them by key as it goes (ForEach) instead of sorting all.
+  void StartRound(const FastState& st, uint64_t likely);
+  // Calls visit(s) for each share, in this round's order, whose bit is set
+  // in active() at its turn. active() is read again after every visit: a
+  // share a visit makes active is visited at its own turn if that is still
+  // to come, and not if it has passed. The same visits, in the same order,
+  // as walking the whole order and skipping the shares whose bit is clear.
+  template <typename Active, typename Visit>
+  void ForEach(const Active& active, const Visit& visit) const;
   // A round that did not run still advances ROUND_ROBIN's rotation.
   void SkipRound() { ++round_; }
+  // The whole order of the last round that sorted (ForEach's when it did
+  // not pick by key); any order of the shares between rounds.
   const std::vector<int32_t>& order() const { return order_; }
+
+  // At most this many likely shares: ForEach picks by key (O(active) per
+  // visit) instead of a sort of all shares.
+  static constexpr int kSelectShares = 4;
 
  private:
   struct Key {
@@ -64,13 +83,45 @@ class VisitOrder {
     int32_t head;      // Job::seq of the head, INT32_MAX if none
     int32_t name_rank;
   };
+  // UNDER_LIMIT_FIRST's order: a strict total order on the shares.
+  bool Less(int32_t a, int32_t b) const;
+
   std::vector<int32_t> order_;
   std::vector<Key> keys_;      // by share
   std::vector<UseRatio> ratios_;  // by share, valid unless ratio_stale_
   uint64_t round_ = 0;
   uint64_t dirty_ = ~uint64_t{0};
   uint64_t ratio_stale_ = ~uint64_t{0};
+  bool pick_ = false;     // this round: ForEach picks by key, order_ is not sorted
+  bool unsorted_ = true;  // keys changed since order_ was last sorted
 };
+
+template <typename Active, typename Visit>
+void VisitOrder::ForEach(const Active& active, const Visit& visit) const {
+  if (!pick_) {
+    for (int32_t s : order_) {
+      if ((active() >> s) & 1) visit(s);
+    }
+    return;
+  }
+  uint64_t passed = 0;  // visited, or their turn is over
+  int32_t last = -1;
+  while (true) {
+    int32_t best = -1;
+    for (uint64_t m = active() & ~passed; m != 0; m &= m - 1) {
+      const int32_t s = std::countr_zero(m);
+      if (last >= 0 && Less(s, last)) {
+        passed |= uint64_t{1} << s;  // its turn came before the last visit
+        continue;
+      }
+      if (best < 0 || Less(s, best)) best = s;
+    }
+    if (best < 0) return;
+    passed |= uint64_t{1} << best;
+    last = best;
+    visit(best);
+  }
+}
 
 }  // namespace qs::engine_internal
 
