@@ -36,11 +36,11 @@ void Engine::RunPass() {
     // blocked; settled; not LEND_AND_BORROW; in-share preemption off), read
     // at each share's turn.
     auto phase1 = [this] { return settling_.with_head & ~blocked_ & settling_.Unsettled(); };
+    auto phase3 = [this] { return settling_.with_head & settling_.in_share_mask & ~blocked_ & settling_.Unsettled(); };
     order_.StartRound(st_, phase1());
     order_.ForEach(phase1, [&](int32_t s) { progress |= Phase1(s); });
     progress |= Phase2();
-    order_.ForEach([this] { return settling_.with_head & settling_.in_share_mask & ~blocked_ & settling_.Unsettled(); },
-                   [&](int32_t s) { progress |= Phase3(s); });
+    order_.ForEach(phase3, [&](int32_t s) { progress |= Phase3(s); });
     // A share looked at in phase 1 and not unsettled since did nothing in
     // phases 1-3 on what it read (anything it did would have unsettled it):
     // settled until that changes.

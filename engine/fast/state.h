@@ -158,7 +158,6 @@ class DispatchedSet {
   }
   // Live and stale entries, in victim order.
   const absl::btree_set<VictimKey>& entries() const { return tree_; }
-  size_t stale() const { return stale_; }
 
  private:
   template <typename Live>
@@ -183,7 +182,7 @@ struct Share {
   Toggle state = Toggle::kEnabled;
   std::vector<int64_t> limit, own, lent, borrowed;     // per unit
   absl::btree_set<QueueKey> queue;                     // RUNNABLE jobs
-  std::vector<DispatchedSet> dispatched;  // per unit, not draining
+  std::vector<DispatchedSet> dispatched;               // per unit, not draining
   int32_t res_job = kNone;   // job holding a reservation, if any
   int32_t res_unit = kNone;  // its instance type
   int32_t name_rank = 0;     // rank of the name among all shares
@@ -361,7 +360,6 @@ struct FastState {
     const Job& j = jobs[sh.head];
     return j.unit == u && j.n <= se[u] && sh.own[u] + j.n <= sh.limit[u];
   }
-  // The job's place in victim order (simulation.victimOrder).
   // Whether entry k of share s's DispatchedSet on u is live: its job is
   // dispatched there, not draining, and still has that key (a slot given
   // to another job, or a job whose key changed, leaves a stale entry).
@@ -373,6 +371,7 @@ struct FastState {
     const VictimKey now = KeyOf(k.id);
     return now.a == k.a && now.b == k.b && now.c == k.c;
   }
+  // The job's place in victim order (simulation.victimOrder).
   VictimKey KeyOf(int32_t id) const {
     const Job& j = jobs[id];
     if (knobs.victim_order == VictimOrder::kMostBorrowedFirst) {

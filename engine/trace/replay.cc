@@ -20,7 +20,6 @@
 #include "engine/log/event_log.h"
 #include "engine/trace/workload_stream.h"
 #include "engine/util/atomic_file.h"
-#include "engine/util/huge_pages.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
