@@ -224,20 +224,34 @@ bool IsShareRequest(const ScenarioEvent& ev) {
          std::holds_alternative<UpdateQuotaShareRequest>(ev.request);
 }
 
+// The capacity units a scenario's head declares (its environment's limits).
+absl::flat_hash_set<std::string> HeadUnits(const Scenario& head) {
+  absl::flat_hash_set<std::string> units;
+  for (const CapacityLimit& l : head.service_environment.capacity_limits) units.insert(l.capacity_unit);
+  return units;
+}
+
+// One event's part of an index: a share request is kept, the capacity
+// units it mentions go into `units`, its jobName (if any) to add_name.
+template <typename AddName>
+void IndexEvent(const ScenarioEvent& ev, absl::flat_hash_set<std::string>& units,
+                std::vector<ScenarioEvent>& share_requests, const AddName& add_name) {
+  if (IsShareRequest(ev)) share_requests.push_back(ev);
+  Visit(
+      ev, [&](std::string_view u) {
+        if (!units.contains(absl::string_view(u.data(), u.size()))) units.emplace(u);
+      },
+      add_name);
+}
+
 }  // namespace
 
 ScenarioIndex IndexScenario(const Scenario& scenario) {
-  absl::flat_hash_set<std::string> seen;
-  for (const CapacityLimit& l : scenario.service_environment.capacity_limits) seen.insert(l.capacity_unit);
+  absl::flat_hash_set<std::string> seen = HeadUnits(scenario);
   NameRun names;
   ScenarioIndex idx;
   for (const ScenarioEvent& ev : scenario.events) {
-    if (IsShareRequest(ev)) idx.share_requests.push_back(ev);
-    Visit(
-        ev, [&](std::string_view u) {
-          if (!seen.contains(absl::string_view(u.data(), u.size()))) seen.emplace(u);
-        },
-        [&](std::string_view name) { names.Add(name); });
+    IndexEvent(ev, seen, idx.share_requests, [&](std::string_view name) { names.Add(name); });
   }
   idx.units = SortedUnits(seen);
   if (names.sequential() && (names.size() == 0 || names.first() == 0)) {
@@ -252,18 +266,10 @@ ScenarioIndex IndexScenario(const Scenario& scenario) {
 ScenarioIndex IndexScenarioParts(const Scenario& head, const std::vector<ScenarioEvent>& requests,
                                  const std::vector<std::string>& submit_units, std::string_view name_chars,
                                  const std::vector<uint64_t>& name_ends) {
-  absl::flat_hash_set<std::string> seen;
-  for (const CapacityLimit& l : head.service_environment.capacity_limits) seen.insert(l.capacity_unit);
+  absl::flat_hash_set<std::string> seen = HeadUnits(head);
   for (const std::string& u : submit_units) seen.insert(u);
   ScenarioIndex idx;
-  for (const ScenarioEvent& ev : requests) {
-    if (IsShareRequest(ev)) idx.share_requests.push_back(ev);
-    Visit(
-        ev, [&](std::string_view u) {
-          if (!seen.contains(absl::string_view(u.data(), u.size()))) seen.emplace(u);
-        },
-        [](std::string_view) {});
-  }
+  for (const ScenarioEvent& ev : requests) IndexEvent(ev, seen, idx.share_requests, [](std::string_view) {});
   idx.units = SortedUnits(seen);
   idx.job_names = JobNames::Build(name_chars, name_ends);
   return idx;
@@ -299,17 +305,11 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
       }
       for (const ScenarioEvent& ev : events) {
         if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ++k.submits;
-        if (IsShareRequest(ev)) k.share_requests.push_back(ev);
-        Visit(
-            ev, [&](std::string_view u) {
-              if (!k.units.contains(absl::string_view(u.data(), u.size()))) k.units.emplace(u);
-            },
-            [&](std::string_view name) { k.names.Add(name); });
+        IndexEvent(ev, k.units, k.share_requests, [&](std::string_view name) { k.names.Add(name); });
       }
     }
   }, tbb::simple_partitioner());
-  absl::flat_hash_set<std::string> seen;
-  for (const CapacityLimit& l : head.service_environment.capacity_limits) seen.insert(l.capacity_unit);
+  absl::flat_hash_set<std::string> seen = HeadUnits(head);
   int64_t submits = 0, events = 0;
   size_t chars_size = 0, names = 0;
   // Generated names ("j0", "j1", ... in order across all blocks) need no

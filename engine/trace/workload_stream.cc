@@ -22,7 +22,8 @@ std::string JobName(size_t i) {
 
 }  // namespace
 
-WorkloadStream::WorkloadStream(const Workload& w, const Policy& p, size_t block_events) : w_(w), p_(p) {
+WorkloadStream::WorkloadStream(const Workload& w, const Policy& p, size_t block_events)
+    : w_(w), p_(p), block_events_(std::max<size_t>(1, block_events)) {
   Scenario& sc = head_;
   sc.source = p.name;
   sc.scheduling_policy = p.config.scheduling_policy;
@@ -95,10 +96,9 @@ WorkloadStream::WorkloadStream(const Workload& w, const Policy& p, size_t block_
   // Where each block starts: the creations, then the limit changes and the
   // submissions merged by time (changes first at equal times).
   const size_t total = num_events();
-  const size_t per_block = std::max<size_t>(1, block_events);
   Start at{0, 0};
   for (size_t e = 0; e < total; ++e) {
-    if (e % per_block == 0) starts_.push_back(at);
+    if (e % block_events_ == 0) starts_.push_back(at);
     if (RequestComesNext(at)) {
       ++at.request;
     } else {
@@ -134,9 +134,7 @@ SubmitServiceJobRequest WorkloadStream::SubmitOf(size_t i) const {
 absl::Status WorkloadStream::ReadBlock(size_t b, std::vector<ScenarioEvent>& out) const {
   out.clear();
   if (b >= starts_.size()) return absl::OutOfRangeError(absl::StrCat(head_.source, ": no event block ", b));
-  const size_t count = b + 1 < starts_.size()
-                           ? (starts_[b + 1].request + starts_[b + 1].job) - (starts_[b].request + starts_[b].job)
-                           : num_events() - (starts_[b].request + starts_[b].job);
+  const size_t count = std::min(block_events_, num_events() - b * block_events_);
   out.reserve(count);
   Start at = starts_[b];
   for (size_t k = 0; k < count; ++k) {

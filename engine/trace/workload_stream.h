@@ -70,6 +70,7 @@ class WorkloadStream final : public EventStream {
 
   const Workload& w_;
   const Policy& p_;
+  const size_t block_events_;  // every block but the last holds this many events
   Scenario head_;
   std::vector<std::string> names_;
   // The CreateQuotaShare requests (the first `creations_` entries), then the
