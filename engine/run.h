@@ -100,14 +100,19 @@ struct RunStats {
 
 RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options);
 // The same run of a scenario read block by block (engine/model/event_stream.h):
-// the same records, in a fraction of the memory. It first reads every block
-// once (IndexEventStream), so a malformed stream is an error before any
-// record is written; an error while running (a block that no longer reads
-// as it did) ends the run and is returned.
+// the same records, in a fraction of the memory. It first makes the index
+// (IndexEventStream): for most streams a read of every block, so that a
+// malformed stream is an error before any record is written. A stream that
+// states its facts up front (EventStream::facts(): a .qsb file of version
+// 9 with generated job names) is read once, by the run, and each block is
+// checked against the facts as it is read: a malformed block is then an
+// error when the run reaches it, after records were written (a run that
+// stops early reads the rest). An error while running ends the run and is
+// returned.
 absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, LogSink& sink, const RunOptions& options);
 // The same with the index already made (IndexEventStream(stream),
-// engine/model/scenario_index.h): `quotasim run` checks the file before it creates
-// any output.
+// engine/model/scenario_index.h). `quotasim run` writes its outputs under
+// their names only when the run succeeded (AtomicFile).
 absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, ScenarioIndex index, LogSink& sink,
                                        const RunOptions& options);
 // check_invariants = false skips the reference's own (slow, string-keyed)

@@ -302,7 +302,7 @@ absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, ScenarioIndex 
                                        const RunOptions& options) {
   engine_internal::Engine engine(stream, std::move(index), sink, options);
   RunStats stats = engine.Run();
-  if (!engine.stream_status().ok()) return engine.stream_status();
+  if (absl::Status st = engine.FinishStream(); !st.ok()) return st;
   return stats;
 }
 

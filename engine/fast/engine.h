@@ -84,8 +84,9 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   RunStats Run();
-  // OK, or the error that stopped a streamed run early.
-  const absl::Status& stream_status() const { return source_.status(); }
+  // After Run(): OK, or the error that stopped a streamed run early, or one
+  // in a block a run that stopped early had not read (ScenarioSource::ReadUnread).
+  absl::Status FinishStream() { return source_.ReadUnread(); }
 
   // Invariants 1-4 of the spec (limits, lending, conservation) on the
   // current state: OkStatus, or an InternalError naming every violation.

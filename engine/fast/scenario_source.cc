@@ -50,6 +50,25 @@ class ScenarioSource::BlockReader {
   }
   const absl::Status& status() const { return status_; }
 
+  // The blocks from the batch being decoded on: the first error in order.
+  absl::Status ReadRest() {
+    tasks_.wait();
+    if (!status_.ok()) return status_;
+    for (size_t i = 0; i < next_count_; ++i) {
+      if (!next_status_[i].ok()) return next_status_[i];
+    }
+    const size_t first = next_first_ + next_count_, n = stream_.num_blocks() > first ? stream_.num_blocks() - first : 0;
+    std::vector<absl::Status> rest(n);
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1), [&](const tbb::blocked_range<size_t>& r) {
+      std::vector<ScenarioEvent> events;
+      for (size_t i = r.begin(); i != r.end(); ++i) rest[i] = stream_.ReadBlock(first + i, events);
+    }, tbb::simple_partitioner());
+    for (absl::Status& st : rest) {
+      if (!st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+
  private:
   void StartDecode(size_t first) {
     next_first_ = first;
@@ -82,11 +101,20 @@ ScenarioSource::ScenarioSource(const Scenario& scenario)
 // One block per batch: the engine's thread is busy simulating, so one other
 // thread decodes, and far faster than the engine consumes; each batch in
 // memory costs a block of request objects (64Ki x ~430 bytes).
-ScenarioSource::ScenarioSource(const EventStream& stream) : blocks_(std::make_unique<BlockReader>(stream, 1)) {}
+ScenarioSource::ScenarioSource(const EventStream& stream)
+    : blocks_(std::make_unique<BlockReader>(stream, 1)), stream_facts_(stream.facts()) {}
 
 ScenarioSource::ScenarioSource(ScenarioSource&&) noexcept = default;
 ScenarioSource& ScenarioSource::operator=(ScenarioSource&&) noexcept = default;
 ScenarioSource::~ScenarioSource() = default;
+
+absl::Status ScenarioSource::ReadUnread() {
+  if (!blocks_ || stream_facts_ == nullptr) return status_;
+  absl::Status st = blocks_->ReadRest();
+  blocks_.reset();
+  next_ = end_ = nullptr;
+  return st;
+}
 
 void ScenarioSource::NextBlock() {
   if (!blocks_->Next(next_, end_)) {

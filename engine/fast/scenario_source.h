@@ -45,6 +45,12 @@ class ScenarioSource {
   // OK, or the error that stopped a streamed run early (a block that no
   // longer reads as it did when indexed).
   const absl::Status& status() const { return status_; }
+  // For a run that ended before the stream's last block (a horizon, a
+  // preemption cycle) over a stream that states its facts (whose blocks were
+  // not all read before the run): reads the blocks not yet read, so that
+  // each is checked as a complete run would have; the first error in block
+  // order, else OK. Any other source: status().
+  absl::Status ReadUnread();
 
  private:
   class BlockReader;
@@ -53,6 +59,7 @@ class ScenarioSource {
   const ScenarioEvent* next_ = nullptr;
   const ScenarioEvent* end_ = nullptr;
   std::unique_ptr<BlockReader> blocks_;
+  const StreamFacts* stream_facts_ = nullptr;
   absl::Status status_;
 };
 

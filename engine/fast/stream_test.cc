@@ -3,6 +3,7 @@
 // fail as DecodeQsb fails on the same bytes.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <sstream>
 #include <variant>
 #include <string>
@@ -275,6 +276,191 @@ TEST(StreamTest, ABlockFailingDuringTheRunEndsItWithTheError) {
   absl::StatusOr<RunStats> stats = RunFastEngine(failing, sink, RunOptions{});
   ASSERT_FALSE(stats.ok());
   EXPECT_EQ(stats.status().message(), "x.qsb: read failed");
+}
+
+// Version 9 through its public pieces (QsbEventWriter, QsbPrefix): the
+// bytes of `sc` in blocks of `block` events, each block's facts first given
+// to edit(block, facts) (to state what the block does not hold).
+std::string EncodeEdited(const Scenario& sc, size_t block, const std::function<void(size_t, gen::QsbBlockFacts&)>& edit) {
+  std::vector<gen::QsbBlockInfo> table;
+  std::string body;
+  for (size_t first = 0, b = 0; first < sc.events.size(); first += block, ++b) {
+    const size_t end = std::min(sc.events.size(), first + block);
+    gen::QsbEventWriter w(0);
+    for (size_t i = first; i < end; ++i) w.Put(sc.events[i]);
+    std::string bytes = w.Take();
+    gen::QsbBlockFacts f = w.TakeFacts();
+    edit(b, f);
+    const uint64_t sum = gen::QsbChecksum(bytes);
+    table.push_back(gen::QsbBlockInfo{end - first, bytes.size(), sum, std::move(f)});
+    body += bytes;
+  }
+  return gen::QsbPrefix(sc, sc.events.size(), table) + body;
+}
+
+// The error of opening, indexing or running `bytes` streamed ("" if none).
+std::string StreamRunError(const std::string& bytes) {
+  auto stream = gen::QsbFileStream::FromBytes(bytes, "x.qsb");
+  if (!stream.ok()) return std::string(stream.status().message());
+  std::ostringstream out;
+  JsonlWriter sink(&out);
+  absl::StatusOr<RunStats> stats = RunFastEngine(**stream, sink, RunOptions{});
+  return stats.ok() ? "" : std::string(stats.status().message());
+}
+
+// Counts the blocks read through it.
+class CountingStream : public EventStream {
+ public:
+  explicit CountingStream(const EventStream& s) : s_(s) {}
+  const Scenario& head() const override { return s_.head(); }
+  size_t num_events() const override { return s_.num_events(); }
+  size_t num_blocks() const override { return s_.num_blocks(); }
+  absl::Status ReadBlock(size_t b, std::vector<ScenarioEvent>& out) const override {
+    ++reads_;
+    return s_.ReadBlock(b, out);
+  }
+  const StreamFacts* facts() const override { return s_.facts(); }
+  int reads() const { return reads_.load(); }
+
+ private:
+  const EventStream& s_;
+  mutable std::atomic<int> reads_{0};
+};
+
+// A version 9 file with generated names is indexed from its block table and
+// the blocks holding other requests (share limit changes here), and gives
+// the index of the whole scenario; with one name off the pattern, it is
+// indexed by reading every block, as earlier versions.
+TEST(StreamTest, Version9IndexesFromTheBlockTable) {
+  const Scenario sc = *gen::Generate(Gen(3000, 5));
+  const size_t block = 100;
+  EXPECT_EQ(EncodeEdited(sc, block, [](size_t, gen::QsbBlockFacts&) {}), gen::EncodeQsb(sc, gen::kQsbVersion, block));
+  auto stream = gen::QsbFileStream::FromBytes(gen::EncodeQsb(sc, gen::kQsbVersion, block), "x.qsb");
+  ASSERT_TRUE(stream.ok()) << stream.status().message();
+  const StreamFacts* facts = (*stream)->facts();
+  ASSERT_NE(facts, nullptr);
+  std::vector<std::string> units;
+  std::vector<size_t> request_blocks;
+  for (size_t i = 0; i < sc.events.size(); ++i) {
+    if (const auto* r = std::get_if<SubmitServiceJobRequest>(&sc.events[i].request)) units.push_back(r->instance_type);
+    if (!IsJobRequest(sc.events[i].request) &&
+        (request_blocks.empty() || request_blocks.back() != i / block)) {
+      request_blocks.push_back(i / block);
+    }
+  }
+  std::sort(units.begin(), units.end());
+  units.erase(std::unique(units.begin(), units.end()), units.end());
+  EXPECT_EQ(facts->submit_units, units);
+  EXPECT_EQ(facts->named_submissions, sc.submit_count);
+  EXPECT_EQ(facts->request_blocks, request_blocks);
+  ASSERT_GT(request_blocks.size(), 1u);  // the quota shares and a limit change
+  ASSERT_LT(request_blocks.size(), (*stream)->num_blocks() / 2);
+
+  const ScenarioIndex want = IndexScenario(sc);
+  auto same = [&](const ScenarioIndex& got) {
+    EXPECT_EQ(got.units, want.units);
+    EXPECT_EQ(got.share_requests, want.share_requests);
+    ASSERT_EQ(got.job_names.num_ordinals(), want.job_names.num_ordinals());
+    for (int64_t k = 0; k < want.job_names.num_ordinals(); ++k) {
+      ASSERT_EQ(got.job_names.Name(got.job_names.RankOf(k)), want.job_names.Name(want.job_names.RankOf(k)));
+    }
+  };
+  CountingStream counted(**stream);
+  absl::StatusOr<ScenarioIndex> idx = IndexEventStream(counted);
+  ASSERT_TRUE(idx.ok()) << idx.status().message();
+  same(*idx);
+  EXPECT_EQ(counted.reads(), static_cast<int>(request_blocks.size()));
+
+  Scenario renamed = sc;
+  for (ScenarioEvent& ev : renamed.events) {
+    if (auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
+      r->job_name = "zeta";
+      break;
+    }
+  }
+  auto stream2 = gen::QsbFileStream::FromBytes(gen::EncodeQsb(renamed, gen::kQsbVersion, block), "x.qsb");
+  ASSERT_TRUE(stream2.ok());
+  EXPECT_EQ((*stream2)->facts(), nullptr);
+  CountingStream counted2(**stream2);
+  ASSERT_TRUE(IndexEventStream(counted2).ok());
+  EXPECT_EQ(counted2.reads(), static_cast<int>((*stream2)->num_blocks()));
+}
+
+// Each block is checked against its entry in the block table when it is
+// read, whole (DecodeQsb) or streamed, where a run reaches it; a run that
+// stops at its horizon reads the blocks it did not reach.
+TEST(StreamTest, Version9BlocksAreCheckedAgainstTheirTableEntries) {
+  Scenario sc = *gen::Generate(Gen(3000, 5));
+  const size_t block = 100;
+  std::vector<size_t> submit_event;  // event index of each submission
+  for (size_t i = 0; i < sc.events.size(); ++i) {
+    if (std::holds_alternative<SubmitServiceJobRequest>(sc.events[i].request)) submit_event.push_back(i);
+  }
+  const size_t last = sc.events.size() / block - 1;  // a full block near the end
+  struct Case {
+    std::string what;
+    Scenario scenario;
+    std::function<void(size_t, gen::QsbBlockFacts&)> edit;
+    std::string want;
+  };
+  std::vector<Case> cases;
+  // A block after `last - 1` with room for one more submission.
+  std::vector<size_t> submits_in(sc.events.size() / block + 1);
+  for (size_t i : submit_event) ++submits_in[i / block];
+  size_t roomy = last;
+  while (roomy + 1 < submits_in.size() && submits_in[roomy] == block) ++roomy;
+  ASSERT_LT(submits_in[roomy], block);
+  cases.push_back({"a submission moved between blocks", sc,
+                   [&](size_t b, gen::QsbBlockFacts& f) {
+                     if (b == last - 1) --f.submits, --f.named;
+                     if (b == roomy) ++f.submits, ++f.named;
+                   },
+                   absl::StrCat("x.qsb: event block ", last - 1,
+                                " differs from its entry in the block table (submissions)")});
+  cases.push_back({"a later first time", sc,
+                   [&](size_t b, gen::QsbBlockFacts& f) {
+                     if (b == last) ++f.first_time;
+                   },
+                   absl::StrCat("event block ", last, " differs from its entry in the block table (first and last")});
+  cases.push_back({"a request flag", sc,
+                   [&](size_t b, gen::QsbBlockFacts& f) {
+                     if (b == last) f.requests = !f.requests;
+                   },
+                   absl::StrCat("event block ", last, " differs from its entry in the block table (requests")});
+  cases.push_back({"a unit left out", sc,
+                   [&](size_t b, gen::QsbBlockFacts& f) {
+                     if (b == last) f.units.pop_back();
+                   },
+                   absl::StrCat("event block ", last, " differs from its entry in the block table (instance types)")});
+  Scenario misnamed = sc;
+  const size_t k = submit_event.size() - 150;  // in or near the last blocks
+  std::get<SubmitServiceJobRequest>(misnamed.events[submit_event[k]].request).job_name = "j999999";
+  cases.push_back({"a name off the pattern stated as generated", misnamed,
+                   [&](size_t b, gen::QsbBlockFacts& f) {
+                     if (b == submit_event[k] / block) f.generated_names = true;
+                   },
+                   absl::StrCat(".request.jobName: 'j999999' where the block table states generated name j", k)});
+  for (Case& c : cases) {
+    const std::string bytes = EncodeEdited(c.scenario, block, c.edit);
+    const std::string whole = DecodeError(bytes), streamed = StreamRunError(bytes);
+    EXPECT_NE(whole.find(c.want), std::string::npos) << c.what << ": " << whole;
+    EXPECT_NE(streamed.find(c.want), std::string::npos) << c.what << ": " << streamed;
+    // The index (which reads only the blocks with requests) cannot see it;
+    // a run that ends at a horizon long before the block still does.
+    Scenario early = c.scenario;
+    early.knobs.horizon = sc.events[2 * block].time;
+    const std::string stopped = StreamRunError(EncodeEdited(early, block, c.edit));
+    EXPECT_NE(stopped.find(c.want), std::string::npos) << c.what << " (horizon): " << stopped;
+  }
+  // Every flipped byte of a small many-block file fails the run.
+  gen::GenOptions o = Gen(20, 3);
+  const std::string small = gen::EncodeQsb(*gen::Generate(o), gen::kQsbVersion, 4);
+  ASSERT_EQ(StreamRunError(small), "");
+  for (size_t at = 0; at < small.size(); ++at) {
+    std::string bad = small;
+    bad[at] ^= 0x40;
+    EXPECT_NE(StreamRunError(bad), "") << "byte " << at;
+  }
 }
 
 TEST(JobNamesTest, RanksFollowByteOrderAndFindReturnsThem) {

@@ -218,8 +218,8 @@ TEST(QsbTest, RoundTripIsExactForGeneratedAndParsedScenarios) {
 }
 
 // One event of every request type, every optional field set, and a
-// submission with none: their .qsb bytes are pinned (version 8, and version
-// 4, which lacks the submission's optionals after its outcome), so that an
+// submission with none: their .qsb bytes are pinned (version 8, the same in
+// version 9, and version 4, which lacks the submission's optionals after its outcome), so that an
 // edit of RequestFields (qsb_codec.cc) that changes the format fails here: a
 // round trip cannot see it, since the reader reads what the writer wrote.
 // The values were also given by the codec before RequestFields (36fa132).
@@ -306,7 +306,8 @@ std::vector<ScenarioEvent> EveryRequest() {
 
 TEST(QsbTest, RequestBytesArePinned) {
   const std::vector<ScenarioEvent> evs = EveryRequest();
-  const std::tuple<uint32_t, size_t, uint64_t> pinned[] = {{8, 430, 9659977631110634528ULL},
+  const std::tuple<uint32_t, size_t, uint64_t> pinned[] = {{9, 430, 9659977631110634528ULL},
+                                                            {8, 430, 9659977631110634528ULL},
                                                             {4, 421, 3602785087360790732ULL}};
   for (const auto& [version, size, sum] : pinned) {
     QsbEventWriter w(0, version);
@@ -331,6 +332,26 @@ TEST(QsbTest, RequestBytesArePinned) {
     }
     EXPECT_TRUE(rd.done());
   }
+}
+
+// Version 9's block table (each block's facts, the units, the generated
+// names flag) is pinned with the whole file of those events in blocks of
+// 4; it also holds them as their facts say.
+TEST(QsbTest, Version9BlockTableIsPinned) {
+  Scenario sc;
+  sc.source = "pinned";
+  sc.events = EveryRequest();
+  sc.submit_count = 2;
+  const std::string bytes = EncodeQsb(sc, 9, 4);
+  EXPECT_EQ(bytes.size(), 585u);
+  EXPECT_EQ(qsb_internal::LaneSum(bytes), 16050128644233063413ULL);
+  absl::StatusOr<Scenario> back = DecodeQsb(bytes, "pinned.qsb");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_TRUE(back->events == sc.events);
+  // "j1" is not the first generated name (j0): no facts for a run.
+  auto stream = QsbFileStream::FromBytes(bytes, "pinned.qsb");
+  ASSERT_TRUE(stream.ok()) << stream.status().message();
+  EXPECT_EQ((*stream)->facts(), nullptr);
 }
 
 TEST(QsbTest, ReadsVersion1AndManyBlocksAlike) {
@@ -460,7 +481,7 @@ TEST(QsbTest, RefusesAFileThatCannotFitBeforeDecodingIt) {
   o.jobs = 1000;
   const Scenario sc = *Generate(o);
   const uint64_t events = sc.events.size();
-  for (uint32_t version : {1u, 2u, 3u, 7u, kQsbVersion}) {
+  for (uint32_t version : {1u, 2u, 3u, 7u, 8u, kQsbVersion}) {
     const std::string bytes = EncodeQsb(sc, version);
     EXPECT_TRUE(DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent).ok());
     absl::StatusOr<Scenario> refused = DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent - 1);
@@ -490,7 +511,7 @@ TEST(QsbTest, BadBlocksAreNamed) {
   const Scenario sc = *Generate(o);
   // A flipped byte in the last block: that block's checksum (FNV-1a to
   // version 7, the lane sum from 8).
-  for (uint32_t version : {2u, 7u, kQsbVersion}) {
+  for (uint32_t version : {2u, 7u, 8u, kQsbVersion}) {
     std::string flipped = EncodeQsb(sc, version, 50);
     flipped[flipped.size() - 5] ^= 0x21;
     const std::string m = std::string(DecodeQsb(flipped, "x.qsb").status().message());
@@ -503,6 +524,10 @@ TEST(QsbTest, BadBlocksAreNamed) {
   std::rotate(swapped.events.begin(), swapped.events.begin() + static_cast<int64_t>(r), swapped.events.end());
   const std::string m2 = std::string(DecodeQsb(EncodeQsb(swapped, 2, 50), "x.qsb").status().message());
   EXPECT_NE(m2.find("not sorted by time (event block"), std::string::npos) << m2;
+  // From version 9 the block table states each block's first and last
+  // times: caught there, before any block is decoded.
+  const std::string m9 = std::string(DecodeQsb(EncodeQsb(swapped, kQsbVersion, 50), "x.qsb").status().message());
+  EXPECT_NE(m9.find("not sorted by time (event block"), std::string::npos) << m9;
 }
 
 // The version 8 checksum (qsb_codec.h, LaneSum) is part of the format:
@@ -540,7 +565,7 @@ TEST(QsbTest, DuplicateJobNamesAreRejectedAsInJson) {
     if (auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) submits.push_back(r);
   }
   submits[7]->job_name = *submits[3]->job_name;
-  for (uint32_t version : {1u, 2u, 3u, 7u, kQsbVersion}) {
+  for (uint32_t version : {1u, 2u, 3u, 7u, 8u, kQsbVersion}) {
     const std::string m = std::string(DecodeQsb(EncodeQsb(sc, version, 16), "x.qsb").status().message());
     EXPECT_NE(m.find("x.qsb: events["), std::string::npos) << m;
     EXPECT_NE(m.find("].request.jobName: duplicate jobName 'j3' (first at events["), std::string::npos) << m;
@@ -558,7 +583,7 @@ TEST(QsbTest, CorruptFilesGiveErrorsNotCrashes) {
   flipped[good.size() / 2] ^= 0x5a;
   EXPECT_NE(DecodeQsb(flipped, "x.qsb").status().message().find("checksum"), std::string::npos);
   std::string version = good;
-  version[4] = 9;
+  version[4] = static_cast<char>(kQsbVersion + 1);
   EXPECT_NE(DecodeQsb(version, "x.qsb").status().message().find("version"), std::string::npos);
   // Every truncation point is handled, in both versions; so is every
   // single-byte corruption of a small many-block file.
@@ -566,11 +591,13 @@ TEST(QsbTest, CorruptFilesGiveErrorsNotCrashes) {
   const std::string v1 = EncodeQsb(*Generate(o), 1);
   for (size_t cut = 0; cut < v1.size(); cut += 97) EXPECT_FALSE(DecodeQsb(v1.substr(0, cut), "x.qsb").ok());
   o.jobs = 20;
-  const std::string small = EncodeQsb(*Generate(o), 2, 4);
-  for (size_t at = 0; at < small.size(); ++at) {
-    std::string bad = small;
-    bad[at] ^= 0x40;
-    EXPECT_FALSE(DecodeQsb(bad, "x.qsb").ok()) << "byte " << at;
+  for (uint32_t v : {2u, kQsbVersion}) {
+    const std::string small = EncodeQsb(*Generate(o), v, 4);
+    for (size_t at = 0; at < small.size(); ++at) {
+      std::string bad = small;
+      bad[at] ^= 0x40;
+      EXPECT_FALSE(DecodeQsb(bad, "x.qsb").ok()) << "version " << v << ", byte " << at;
+    }
   }
 }
 

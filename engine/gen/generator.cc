@@ -552,6 +552,7 @@ absl::StatusOr<std::string> EncodeOnce(const GenOptions& o, size_t block_events,
     std::vector<GenEvent> buf;
     std::vector<std::string> blocks;
     std::vector<uint64_t> sums;
+    std::vector<QsbBlockFacts> facts;
   };
   auto fill = [&](Round& r, size_t next) -> absl::Status {
     r.next = next;
@@ -566,6 +567,7 @@ absl::StatusOr<std::string> EncodeOnce(const GenOptions& o, size_t block_events,
     const size_t nb = (r.goal - r.next + block_events - 1) / block_events;
     r.blocks.assign(nb, std::string());
     r.sums.assign(nb, 0);
+    r.facts.assign(nb, QsbBlockFacts());
     tbb::parallel_for(tbb::blocked_range<size_t>(0, nb, 1), [&](const tbb::blocked_range<size_t>& range) {
       for (size_t k = range.begin(); k != range.end(); ++k) {
         const size_t first = r.next + k * block_events, end = std::min(r.goal, first + block_events);
@@ -578,6 +580,7 @@ absl::StatusOr<std::string> EncodeOnce(const GenOptions& o, size_t block_events,
           }
         }
         r.blocks[k] = w.Take();
+        r.facts[k] = w.TakeFacts();
         r.sums[k] = QsbChecksum(r.blocks[k]);
       }
     }, tbb::simple_partitioner());
@@ -593,7 +596,7 @@ absl::StatusOr<std::string> EncodeOnce(const GenOptions& o, size_t block_events,
     if (!drawn.ok()) return drawn;
     for (size_t k = 0; k < cur.blocks.size(); ++k) {
       const size_t first = cur.next + k * block_events, end = std::min(cur.goal, first + block_events);
-      table.push_back(QsbBlockInfo{end - first, cur.blocks[k].size(), cur.sums[k]});
+      table.push_back(QsbBlockInfo{end - first, cur.blocks[k].size(), cur.sums[k], std::move(cur.facts[k])});
       if (absl::Status st = sink(std::move(cur.blocks[k])); !st.ok()) return st;
     }
     if (cur.goal >= nevents) break;

@@ -1,7 +1,7 @@
 // File: engine/gen/qsb.cc
 //
 // The .qsb file around the codec of qsb_codec.h: the frame header and its
-// checksums, the version 1 payload and the version 2 to 8 block table with
+// checksums, the version 1 payload and the version 2 to 9 block table with
 // its blocks (encoded and decoded in parallel), the duplicate-jobName
 // check, reading and writing files, and QsbFileStream.
 #include "engine/gen/qsb.h"
@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "engine/gen/memory_budget.h"
@@ -147,11 +148,26 @@ absl::StatusOr<Scenario> DecodeV1(std::string_view payload, std::string_view sou
 struct BlockRef {
   uint64_t count = 0, offset = 0, bytes = 0, sum = 0;
   uint64_t first = 0;  // index of its first event
+  // Version 9: the block's facts (QsbBlockFacts), its units as indices into
+  // V2Layout::units (ascending), and the number of named submissions
+  // before it.
+  uint64_t submits = 0, named = 0, named_before = 0;
+  SimTime first_time = 0, last_time = 0;
+  bool requests = false;
+  std::vector<uint32_t> units;
+};
+// Version 9: the units the submissions name (sorted) and whether the named
+// submissions are "j0", "j1", ... in order.
+struct TableFacts {
+  bool on = false;  // version 9 or later
+  std::vector<std::string> units;
+  bool generated_names = false;
 };
 struct V2Layout {
   Scenario head;
   uint64_t nevents = 0;
   std::vector<BlockRef> blocks;
+  TableFacts table;
 };
 
 // `head` is the head's bytes (checksum already checked), found at file
@@ -165,7 +181,8 @@ absl::StatusOr<V2Layout> ParseV2Head(std::string_view head, uint64_t body_bytes,
   const uint64_t nblocks = rd.U();
   const uint64_t body_at = kHeaderBytes + 8 + head.size();
   if (nblocks > body_bytes / 4 + 1) rd.Fail("block count larger than the file can hold");
-  uint64_t total = 0, offset = 0;
+  uint64_t total = 0, offset = 0, named = 0;
+  out.table.on = version >= 9;
   for (uint64_t b = 0; b < nblocks && rd.ok(); ++b) {
     BlockRef k;
     k.count = rd.U();
@@ -176,9 +193,63 @@ absl::StatusOr<V2Layout> ParseV2Head(std::string_view head, uint64_t body_bytes,
     // Every event takes at least 4 bytes.
     if (k.bytes > body_bytes - offset) rd.Fail(absl::StrCat("event block ", b, " extends beyond the end (truncated?)"));
     else if (k.count > k.bytes / 4 + 1) rd.Fail(absl::StrCat("event block ", b, " counts more events than it can hold"));
+    if (out.table.on) {
+      k.submits = rd.U();
+      k.named = rd.U();
+      k.named_before = named;
+      k.first_time = rd.Time("a block's first event time");
+      const uint64_t span = rd.U();
+      k.last_time = k.first_time + static_cast<SimTime>(std::min<uint64_t>(span, kMaxSimTime));
+      k.requests = rd.B();
+      const uint64_t nunits = rd.U();
+      if (nunits > k.count) rd.Fail(absl::StrCat("event block ", b, " names more units than it has events"));
+      for (uint64_t u = 0; u < nunits && rd.ok(); ++u) {
+        const uint64_t i = rd.U();
+        if (i > UINT32_MAX || (!k.units.empty() && i <= k.units.back())) {
+          rd.Fail(absl::StrCat("event block ", b, ": its units are not ascending"));
+        }
+        k.units.push_back(static_cast<uint32_t>(i));
+      }
+      if (k.submits > k.count || k.named > k.submits) {
+        rd.Fail(absl::StrCat("event block ", b, " counts more submissions than events"));
+      } else if (k.last_time > kMaxSimTime || span > static_cast<uint64_t>(kMaxSimTime)) {
+        rd.Fail(absl::StrCat("event block ", b, ": its last event time must be in [0, 1e12] seconds"));
+      } else if (k.count == 0 && (k.first_time != 0 || span != 0 || k.requests)) {
+        rd.Fail(absl::StrCat("event block ", b, " is empty but states events"));
+      } else if (!out.blocks.empty() && k.count > 0 && out.blocks.back().count > 0 &&
+                 k.first_time < out.blocks.back().last_time) {
+        rd.Fail(absl::StrCat("events are not sorted by time (event block ", b, ")"));
+      }
+      named += k.named;
+    }
     total += k.count;
     offset += k.bytes;
-    out.blocks.push_back(k);
+    out.blocks.push_back(std::move(k));
+  }
+  if (out.table.on && rd.ok()) {
+    const uint64_t nunits = rd.U();
+    if (nunits > rd.left()) rd.Fail("unit count larger than the head can hold");
+    for (uint64_t u = 0; u < nunits && rd.ok(); ++u) {
+      out.table.units.push_back(rd.S());
+      if (u > 0 && out.table.units[u] <= out.table.units[u - 1]) rd.Fail("the block table's units are not sorted and distinct");
+    }
+    out.table.generated_names = rd.B();
+    // Each listed unit is some block's, and each block's is listed.
+    std::vector<bool> used(out.table.units.size());
+    for (size_t b = 0; b < out.blocks.size() && rd.ok(); ++b) {
+      for (uint32_t i : out.blocks[b].units) {
+        if (i >= used.size()) rd.Fail(absl::StrCat("event block ", b, " names a unit the block table does not list"));
+        else used[i] = true;
+      }
+    }
+    if (rd.ok() && std::find(used.begin(), used.end(), false) != used.end()) {
+      rd.Fail("the block table lists a unit no block names");
+    }
+    uint64_t submits = 0;
+    for (const BlockRef& k : out.blocks) submits += k.submits;
+    if (rd.ok() && submits != static_cast<uint64_t>(out.head.submit_count)) {
+      rd.Fail("submit count does not match the block table");
+    }
   }
   if (rd.ok() && !rd.done()) rd.Fail("trailing bytes after the block table");
   if (rd.ok() && total != out.nevents) rd.Fail("event count does not match the event blocks");
@@ -188,13 +259,55 @@ absl::StatusOr<V2Layout> ParseV2Head(std::string_view head, uint64_t body_bytes,
 }
 
 // Decodes block b (`bytes`, as found at k.offset) into out[0..k.count):
-// empty, or the error (without the source).
+// empty, or the error (without the source). From version 9 (table.on), the
+// block must be what its entry in the block table states.
 struct BlockFacts {
   int64_t submits = 0;
   SimTime first_time = 0, last_time = 0;
 };
+std::string CheckAgainstTable(const ScenarioEvent* events, const BlockRef& k, size_t b, const TableFacts& table) {
+  uint64_t submits = 0, named = 0;
+  bool requests = false;
+  std::vector<uint32_t> units;
+  auto differs = [&](const char* what) {
+    return absl::StrCat("event block ", b, " differs from its entry in the block table (", what, ")");
+  };
+  for (uint64_t i = 0; i < k.count; ++i) {
+    const ScenarioEvent& ev = events[i];
+    const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request);
+    if (r == nullptr) {
+      requests |= !IsJobRequest(ev.request);
+      continue;
+    }
+    ++submits;
+    if (r->payload_error.empty()) {
+      const auto it = std::lower_bound(table.units.begin(), table.units.end(), r->instance_type);
+      if (it == table.units.end() || *it != r->instance_type) {
+        return absl::StrCat(ev.path, ".request: instance type '", r->instance_type,
+                            "' is not among the block table's units");
+      }
+      const uint32_t u = static_cast<uint32_t>(it - table.units.begin());
+      if (std::find(units.begin(), units.end(), u) == units.end()) units.push_back(u);
+    }
+    if (!r->job_name) continue;
+    if (table.generated_names && GeneratedJobNumber(*r->job_name) != static_cast<int64_t>(k.named_before + named)) {
+      return absl::StrCat(ev.path, ".request.jobName: '", *r->job_name, "' where the block table states generated name j",
+                          k.named_before + named);
+    }
+    ++named;
+  }
+  std::sort(units.begin(), units.end());
+  if (submits != k.submits || named != k.named) return differs("submissions");
+  if (requests != k.requests) return differs("requests other than job requests");
+  if (units != k.units) return differs("instance types");
+  if (k.count > 0 && (events[0].time != k.first_time || events[k.count - 1].time != k.last_time)) {
+    return differs("first and last event times");
+  }
+  return {};
+}
+
 std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, ScenarioEvent* out, BlockFacts& facts,
-                        uint32_t version) {
+                        uint32_t version, const TableFacts& table) {
   if (Checksum(bytes, version) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
   Reader br(bytes, k.offset, version);
   SimTime last = 0;
@@ -208,7 +321,8 @@ std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, Sce
   }
   facts.last_time = last;
   if (br.ok() && !br.done()) br.Fail(absl::StrCat("trailing bytes in event block ", b));
-  return br.ok() ? std::string() : br.error();
+  if (!br.ok()) return br.error();
+  return table.on ? CheckAgainstTable(out, k, b, table) : std::string();
 }
 
 absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, std::string_view source,
@@ -234,7 +348,7 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
     for (size_t b = range.begin(); b != range.end(); ++b) {
       const BlockRef& k = blocks[b];
       errors[b] = DecodeBlock(payload.substr(k.offset - kHeaderBytes, k.bytes), k, b, &s.events[k.first], facts[b],
-                              version);
+                              version, layout->table);
     }
   }, tbb::simple_partitioner());
   int64_t submits = 0;
@@ -275,12 +389,41 @@ std::string QsbPrefix(const Scenario& head_of, size_t nevents, const std::vector
   Writer head;
   PutHead(head, head_of, nevents, version);
   head.U(blocks.size());
-  uint64_t total = 0;
+  // Version 9: the units all blocks name, sorted; each block's as indices.
+  std::vector<std::string> units;
+  if (version >= 9) {
+    for (const QsbBlockInfo& b : blocks) units.insert(units.end(), b.facts.units.begin(), b.facts.units.end());
+    std::sort(units.begin(), units.end());
+    units.erase(std::unique(units.begin(), units.end()), units.end());
+  }
+  uint64_t total = 0, named = 0;
+  bool generated = true;
   for (const QsbBlockInfo& b : blocks) {
     head.U(b.events);
     head.U(b.bytes);
     head.U(b.sum);
     total += b.bytes;
+    if (version < 9) continue;
+    const QsbBlockFacts& f = b.facts;
+    head.U(f.submits);
+    head.U(f.named);
+    head.I(f.first_time);
+    head.U(static_cast<uint64_t>(f.last_time - f.first_time));
+    head.B(f.requests);
+    std::vector<uint64_t> ids;
+    for (const std::string& u : f.units) {
+      ids.push_back(static_cast<uint64_t>(std::lower_bound(units.begin(), units.end(), u) - units.begin()));
+    }
+    std::sort(ids.begin(), ids.end());
+    head.U(ids.size());
+    for (uint64_t i : ids) head.U(i);
+    if (f.named > 0 && (!f.generated_names || f.first_job != static_cast<int64_t>(named))) generated = false;
+    named += f.named;
+  }
+  if (version >= 9) {
+    head.U(units.size());
+    for (const std::string& u : units) head.S(u);
+    head.B(generated);
   }
   // payload = head length | head | blocks.
   const uint64_t head_bytes = head.out.size();
@@ -298,18 +441,21 @@ QsbParts EncodeQsbParts(const Scenario& head_of, size_t nevents, const QsbEventR
   const size_t nblocks = (nevents + block_events - 1) / block_events;
   std::vector<std::string> blocks(nblocks);
   std::vector<uint64_t> sums(nblocks);  // hashed here, in parallel
+  std::vector<QsbBlockFacts> facts(nblocks);
   tbb::parallel_for(tbb::blocked_range<size_t>(0, nblocks, 1), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t b = range.begin(); b != range.end(); ++b) {
       const size_t first = b * block_events, end = std::min(nevents, (b + 1) * block_events);
       QsbEventWriter w((end - first) * kQsbReserveBytesPerEvent, version);
       events(first, end, w);
       blocks[b] = w.Take();
+      facts[b] = w.TakeFacts();
       sums[b] = Checksum(blocks[b], version);
     }
   }, tbb::simple_partitioner());
   std::vector<QsbBlockInfo> table(nblocks);
   for (size_t b = 0; b < nblocks; ++b) {
-    table[b] = QsbBlockInfo{std::min(nevents, (b + 1) * block_events) - b * block_events, blocks[b].size(), sums[b]};
+    table[b] = QsbBlockInfo{std::min(nevents, (b + 1) * block_events) - b * block_events, blocks[b].size(), sums[b],
+                            std::move(facts[b])};
   }
   QsbParts parts;
   parts.prefix = QsbPrefix(head_of, nevents, table, version);
@@ -395,6 +541,8 @@ struct QsbFileStream::Impl {
   int fd = -1;         // Open(): the file
   std::string bytes;   // FromBytes(): the whole file
   std::vector<BlockRef> blocks;
+  TableFacts table;
+  std::optional<StreamFacts> facts;  // version 9 with generated names
   bool v1 = false;
   uint32_t version = kQsbVersion;
   Scenario v1_whole;   // version 1: the decoded file, served as one block
@@ -479,6 +627,15 @@ absl::StatusOr<std::unique_ptr<QsbFileStream>> QsbFileStream::OpenImpl(std::uniq
     return st;
   }
   impl->blocks = std::move(layout->blocks);
+  impl->table = std::move(layout->table);
+  if (impl->table.on && impl->table.generated_names) {
+    StreamFacts& f = impl->facts.emplace();
+    f.submit_units = impl->table.units;
+    for (size_t b = 0; b < impl->blocks.size(); ++b) {
+      f.named_submissions += static_cast<int64_t>(impl->blocks[b].named);
+      if (impl->blocks[b].requests) f.request_blocks.push_back(b);
+    }
+  }
   return make(std::move(impl), std::move(layout->head), layout->nevents);
 }
 
@@ -512,9 +669,13 @@ absl::Status QsbFileStream::ReadBlock(size_t b, std::vector<ScenarioEvent>& out)
   if (absl::Status st = impl_->Read(k.offset, k.bytes, bytes); !st.ok()) return st;
   out.resize(k.count);
   BlockFacts facts;
-  if (std::string e = DecodeBlock(bytes, k, b, out.data(), facts, impl_->version); !e.empty()) return impl_->Err(e);
+  if (std::string e = DecodeBlock(bytes, k, b, out.data(), facts, impl_->version, impl_->table); !e.empty()) {
+    return impl_->Err(e);
+  }
   return absl::OkStatus();
 }
+
+const StreamFacts* QsbFileStream::facts() const { return impl_->facts ? &*impl_->facts : nullptr; }
 
 bool IsQsbPath(const std::string& path) {
   return path.size() >= 4 && path.compare(path.size() - 4, 4, ".qsb") == 0;

@@ -448,7 +448,32 @@ using qsb_internal::Writer;
 
 }  // namespace
 
+void QsbBlockFacts::Note(SimTime time, bool request) {
+  if (events++ == 0) first_time = time;
+  last_time = time;
+  requests |= request;
+}
+
+void QsbBlockFacts::NoteSubmit(std::optional<std::string_view> job_name, std::optional<std::string_view> instance_type) {
+  ++submits;
+  if (instance_type && std::find(units.begin(), units.end(), *instance_type) == units.end()) {
+    units.emplace_back(*instance_type);
+  }
+  if (!job_name) return;
+  const std::optional<int64_t> k = GeneratedJobNumber(*job_name);
+  if (!k || (named > 0 && *k != first_job + static_cast<int64_t>(named))) generated_names = false;
+  if (named == 0) first_job = k.value_or(-1);
+  ++named;
+}
+
 void QsbEventWriter::Put(const ScenarioEvent& ev) {
+  if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
+    facts_.Note(ev.time, false);
+    facts_.NoteSubmit(qsb_internal::ViewOf(r->job_name), r->payload_error.empty() ? std::optional<std::string_view>(r->instance_type)
+                                                                     : std::nullopt);
+  } else {
+    facts_.Note(ev.time, !IsJobRequest(ev.request));
+  }
   Writer w;
   w.version = version_;
   w.out.swap(out_);
@@ -457,6 +482,8 @@ void QsbEventWriter::Put(const ScenarioEvent& ev) {
 }
 
 void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
+  facts_.Note(v.time, false);
+  facts_.NoteSubmit(v.job_name, v.payload_error.empty() ? std::optional<std::string_view>(v.instance_type) : std::nullopt);
   Writer w;
   w.version = version_;
   w.out.swap(out_);

@@ -119,7 +119,8 @@ absl::Status ApplyOverrides(const Overrides& o, Scenario& sc);
 // A streamed scenario seen through overrides: head() and every block's
 // requests carry them. `base` and `o` must outlive it. Call Check() once
 // (the head's changes); block errors come from ReadBlock, which
-// IndexEventStream calls for every block before a run.
+// IndexEventStream calls before a run for every block (every block with a
+// request other than a job request, when the base states facts()).
 class OverriddenStream : public EventStream {
  public:
   OverriddenStream(const EventStream& base, const Overrides& o);
@@ -128,6 +129,9 @@ class OverriddenStream : public EventStream {
   size_t num_events() const override { return base_.num_events(); }
   size_t num_blocks() const override { return base_.num_blocks(); }
   absl::Status ReadBlock(size_t b, std::vector<ScenarioEvent>& out) const override;
+  // The base's: overrides change no job request, and the blocks with other
+  // requests are read through ReadBlock.
+  const StreamFacts* facts() const override { return base_.facts(); }
 
  private:
   const EventStream& base_;

@@ -7,10 +7,13 @@
 // compact state per job and decodes the blocks as the run reaches them.
 //
 // gen::QsbFileStream (engine/gen/qsb.h) reads a .qsb file this way;
-// ScenarioIndex (engine/model/scenario_index.h) makes the one pass over all blocks
-// a run needs before it starts (capacity units, job names) and checks what
-// only the whole file can show (time order across blocks, unique job names,
-// the submit count).
+// ScenarioIndex (engine/model/scenario_index.h) is what a run needs to know
+// before it starts (capacity units, job names). For a stream that states
+// its blocks' facts up front (facts(): a .qsb file of version 9 with
+// generated job names) it reads only the blocks that hold requests other
+// than job requests; else it reads every block once and checks what only
+// the whole file can show (time order across blocks, unique job names, the
+// submit count).
 //
 // Thread-safety: ReadBlock() must be safe to call concurrently (the engine
 // decodes the next blocks on another thread while it simulates).
@@ -18,12 +21,32 @@
 #define QS_ENGINE_MODEL_EVENT_STREAM_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "engine/model/scenario.h"
 
 namespace qs {
+
+// What a stream's source states about its blocks before they are read, so
+// that a run need not read them all before its first event. The source
+// checks each block against its part when ReadBlock() reads it (and rejects
+// the stream at opening when the parts do not add up: the submit count,
+// the time order across blocks); a run that stops before the last block
+// reads the rest then (RunFastEngine), so every block is still checked.
+struct StreamFacts {
+  // The instance types the submissions name (those without a payload
+  // error), sorted and distinct.
+  std::vector<std::string> submit_units;
+  // The named submissions are named "j0", "j1", ... in event order
+  // (GeneratedJobNumber): this many.
+  int64_t named_submissions = 0;
+  // The blocks holding any event that is not a job request (IsJobRequest),
+  // in order.
+  std::vector<size_t> request_blocks;
+};
 
 class EventStream {
  public:
@@ -42,6 +65,9 @@ class EventStream {
   // thread than to hand to another one, whose wake-ups and spinning cost
   // more CPU time than the making.
   virtual bool ReadOnCallerThread() const { return false; }
+  // The stream's facts stated up front, or nullptr (the default: every
+  // block must be read to know them).
+  virtual const StreamFacts* facts() const { return nullptr; }
 };
 
 }  // namespace qs

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -346,6 +347,27 @@ struct Scenario {
 
   bool operator==(const Scenario&) const = default;
 };
+
+// k when `name` is "j<k>" with canonical decimal digits (no leading zero,
+// at most 18 digits): the name `quotasim gen` gives its k-th job. Else
+// nullopt.
+inline std::optional<int64_t> GeneratedJobNumber(std::string_view name) {
+  if (name.size() < 2 || name.size() > 19 || name[0] != 'j' || (name[1] == '0' && name.size() > 2)) {
+    return std::nullopt;
+  }
+  int64_t v = 0;
+  for (size_t i = 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return std::nullopt;
+    v = v * 10 + (name[i] - '0');
+  }
+  return v;
+}
+// A job event: a request that submits, updates or terminates a job (no
+// other request carries a job's name or a submission's instance type).
+inline bool IsJobRequest(const Request& r) {
+  return std::holds_alternative<SubmitServiceJobRequest>(r) || std::holds_alternative<UpdateServiceJobRequest>(r) ||
+         std::holds_alternative<TerminateServiceJobRequest>(r);
+}
 
 }  // namespace qs
 

@@ -79,18 +79,7 @@ class NameRun {
   const std::vector<uint64_t>& ends() const { return ends_; }
 
  private:
-  // k for "j<k>" written with canonical digits, else nullopt.
-  static std::optional<int64_t> Parse(std::string_view name) {
-    if (name.size() < 2 || name.size() > 19 || name[0] != 'j' || (name[1] == '0' && name.size() > 2)) {
-      return std::nullopt;
-    }
-    int64_t v = 0;
-    for (size_t i = 1; i < name.size(); ++i) {
-      if (name[i] < '0' || name[i] > '9') return std::nullopt;
-      v = v * 10 + (name[i] - '0');
-    }
-    return v;
-  }
+  static std::optional<int64_t> Parse(std::string_view name) { return GeneratedJobNumber(name); }
   void Append(std::string_view name) {
     chars_ += name;
     ends_.push_back(chars_.size());
@@ -280,6 +269,22 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
   auto err = [&](const std::string& m) {
     return absl::InvalidArgumentError(absl::StrCat(Sv(head.source), ": ", m));
   };
+  if (const StreamFacts* facts = stream.facts(); facts != nullptr) {
+    // The source stated the facts (and checked what spans blocks): only the
+    // blocks with requests other than job requests are read, for the share
+    // requests and the units those requests name.
+    absl::flat_hash_set<std::string> seen = HeadUnits(head);
+    for (const std::string& u : facts->submit_units) seen.insert(u);
+    ScenarioIndex idx;
+    std::vector<ScenarioEvent> events;
+    for (size_t b : facts->request_blocks) {
+      if (absl::Status st = stream.ReadBlock(b, events); !st.ok()) return st;
+      for (const ScenarioEvent& ev : events) IndexEvent(ev, seen, idx.share_requests, [](std::string_view) {});
+    }
+    idx.units = SortedUnits(seen);
+    idx.job_names = JobNames::Sequential(facts->named_submissions);
+    return idx;
+  }
   struct Block {
     absl::Status status;
     absl::flat_hash_set<std::string> units;

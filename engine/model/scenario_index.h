@@ -16,7 +16,10 @@
 //
 // IndexEventStream decodes every block once (in parallel) and is where a
 // streamed file is validated as a whole, with the messages DecodeQsb gives:
-// times sorted across blocks, the submit count, unique jobNames.
+// times sorted across blocks, the submit count, unique jobNames. A stream
+// that states its facts up front (EventStream::facts(), a version 9 .qsb
+// file with generated names) has checked those when it opened; then only
+// its blocks with requests other than job requests are read here.
 //
 // Thread-safety: an index is immutable once built; concurrent reads are safe.
 #ifndef QS_ENGINE_MODEL_SCENARIO_INDEX_H_
@@ -96,9 +99,10 @@ ScenarioIndex IndexScenario(const Scenario& scenario);
 ScenarioIndex IndexScenarioParts(const Scenario& head, const std::vector<ScenarioEvent>& requests,
                                  const std::vector<std::string>& submit_units, std::string_view name_chars,
                                  const std::vector<uint64_t>& name_ends);
-// Reads every block of `stream`; an error (a bad block, events out of time
-// order, a submit count or a duplicate jobName) is an InvalidArgumentError
-// naming the source, as DecodeQsb's.
+// Reads every block of `stream` (only those facts() lists, when it states
+// facts); an error (a bad block, events out of time order, a submit count or
+// a duplicate jobName) is an InvalidArgumentError naming the source, as
+// DecodeQsb's.
 absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream);
 
 }  // namespace qs
