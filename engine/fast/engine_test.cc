@@ -3,6 +3,7 @@
 // full event log as a golden file.
 #include <algorithm>
 #include <fstream>
+#include <queue>
 #include <random>
 #include <sstream>
 #include <string>
@@ -13,6 +14,7 @@
 #include "engine/log/event_log.h"
 #include "engine/run.h"
 #include "engine/io/scenario_json.h"
+#include "engine/fast/event_queue.h"
 #include "engine/fast/invariant_checker.h"
 #include "engine/fast/state.h"
 #include "engine/fast/visit_order.h"
@@ -253,6 +255,42 @@ TEST(InvariantCheckerTest, UnitTotalsAreCheckedWhereTheyChanged) {
 // most rounds take) visits exactly what walking the sorted order does, on
 // random keys (ratio ties, infinite ratios, shares without a head) and with
 // visits that make other shares active or inactive as they go.
+// The 4-ary heap (full nodes by a branch-free tournament, the last partial
+// node by a scan) pops in (time, seq) order, as std::priority_queue does,
+// through random pushes and pops with many equal times and sizes crossing
+// every node shape.
+TEST(EventHeapTest, PopsInTimeThenSequenceOrderAsAPriorityQueue) {
+  using engine_internal::Event;
+  auto later = [](const Event& a, const Event& b) { return a.time != b.time ? a.time > b.time : a.seq > b.seq; };
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    engine_internal::EventHeap heap;
+    std::priority_queue<Event, std::vector<Event>, decltype(later)> want(later);
+    int64_t seq = 0;
+    const int64_t spread = round % 3 == 0 ? 3 : 1000;  // few distinct times: ties decided by seq
+    const int ops = 1 + static_cast<int>(rng() % 400);
+    for (int k = 0; k < ops; ++k) {
+      if (rng() % 3 != 0 || want.empty()) {
+        const Event ev{static_cast<SimTime>(rng() % static_cast<uint64_t>(spread)), seq++,
+                       engine_internal::EventType::kTick, k, 0, 0};
+        heap.push(ev);
+        want.push(ev);
+      } else {
+        ASSERT_EQ(heap.top().seq, want.top().seq) << "round " << round << ", op " << k;
+        heap.pop();
+        want.pop();
+      }
+      ASSERT_EQ(heap.size(), want.size());
+    }
+    while (!want.empty()) {
+      ASSERT_EQ(heap.top().seq, want.top().seq) << "round " << round << ", draining";
+      heap.pop();
+      want.pop();
+    }
+    EXPECT_TRUE(heap.empty());
+  }
+}
+
 TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {
   std::mt19937_64 rng(20261206);
   int picked_rounds = 0;

@@ -7,7 +7,9 @@
 //
 // Events due later wait in a 4-ary heap (EventHeap: half the levels of a
 // binary one, the four children of a node in one 128-byte run of the
-// array); events due at the current instant
+// array, the least of them found by a branch-free tournament: which child
+// wins is data a branch predictor cannot learn); events due at the current
+// instant
 // (the zero latencies: RUNNABLE after a submit, STARTING, RUNNING) skip the
 // heap and go to a FIFO. Every event pushed at `now` has a higher sequence
 // number than every heap event due at `now`, and the run loop empties the
@@ -76,10 +78,18 @@ class EventHeap {
     while (true) {
       const size_t first = 4 * i + 1;
       if (first >= n) break;
-      const size_t end = first + 4 < n ? first + 4 : n;
-      size_t best = first;
-      for (size_t c = first + 1; c < end; ++c) {
-        if (Before(v_[c], v_[best])) best = c;
+      size_t best;
+      if (first + 4 <= n) {
+        // A full node: a tournament of three branch-free comparisons
+        // (which child wins is data, not a predictable branch).
+        const size_t a = Before(v_[first + 1], v_[first]) ? first + 1 : first;
+        const size_t b = Before(v_[first + 3], v_[first + 2]) ? first + 3 : first + 2;
+        best = Before(v_[b], v_[a]) ? b : a;
+      } else {
+        best = first;
+        for (size_t c = first + 1; c < n; ++c) {
+          if (Before(v_[c], v_[best])) best = c;
+        }
       }
       if (!Before(v_[best], last)) break;
       v_[i] = v_[best];
@@ -89,7 +99,10 @@ class EventHeap {
   }
 
  private:
-  static bool Before(const Event& a, const Event& b) { return a.time != b.time ? a.time < b.time : a.seq < b.seq; }
+  // (time, seq) order, computed without a branch.
+  static bool Before(const Event& a, const Event& b) {
+    return (a.time < b.time) | ((a.time == b.time) & (a.seq < b.seq));
+  }
   std::vector<Event> v_;
 };
 
