@@ -506,10 +506,14 @@ TEST(JobNamesTest, SequentialEqualsBuildOfTheSameNames) {
     for (int32_t r = 0; r < want.num_names(); ++r) ASSERT_EQ(got.Name(r), want.Name(r)) << n << " rank " << r;
     for (int64_t k = 0; k < n; ++k) ASSERT_EQ(got.RankOf(k), want.RankOf(k)) << n << " ordinal " << k;
     EXPECT_FALSE(got.first_duplicate().has_value());
-    if (n > 0) {
-      EXPECT_EQ(got.Find("j" + std::to_string(n - 1)), got.RankOf(n - 1));
-    }
+    // Find() reads the number of a generated name; the same ranks as the
+    // search over the built names, and no other name is found.
+    for (int64_t k = 0; k < n; ++k) ASSERT_EQ(got.Find("j" + std::to_string(k)), want.Find("j" + std::to_string(k))) << k;
     EXPECT_EQ(got.Find("j" + std::to_string(n)), JobNames::kNotFound);
+    for (const char* other : {"", "j", "j-1", "j01", "x1", "j1 ", "J1", "j99999999999999999999"}) {
+      EXPECT_EQ(got.Find(other), JobNames::kNotFound) << other;
+      EXPECT_EQ(want.Find(other), JobNames::kNotFound) << other;
+    }
   }
 }
 

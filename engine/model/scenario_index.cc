@@ -160,6 +160,7 @@ JobNames JobNames::Build(std::string_view chars, const std::vector<uint64_t>& en
 
 JobNames JobNames::Sequential(int64_t n) {
   JobNames out;
+  out.generated_ = true;
   out.rank_.resize(static_cast<size_t>(n));
   // At most 19 characters per name ("j" and up to 18 digits).
   const bool wide = static_cast<uint64_t>(n) * 19 > std::numeric_limits<uint32_t>::max();
@@ -194,6 +195,10 @@ JobNames JobNames::Sequential(int64_t n) {
 }
 
 int32_t JobNames::Find(std::string_view name) const {
+  if (generated_) {
+    const std::optional<int64_t> k = GeneratedJobNumber(name);
+    return k && *k < num_ordinals() ? RankOf(*k) : kNotFound;
+  }
   int32_t lo = 0, hi = num_names();
   while (lo < hi) {
     const int32_t mid = lo + (hi - lo) / 2;

@@ -60,7 +60,8 @@ class JobNames {
     const uint64_t begin = rank == 0 ? 0 : End(rank - 1);
     return std::string_view(chars_).substr(begin, End(rank) - begin);
   }
-  // The rank of `name`, or kNotFound.
+  // The rank of `name`, or kNotFound: a binary search, or for Sequential()
+  // names the rank of ordinal k for "j<k>".
   int32_t Find(std::string_view name) const;
   // The first ordinal whose name equals an earlier one's, with the first
   // ordinal of that name; nullopt when all names are distinct.
@@ -77,6 +78,7 @@ class JobNames {
   std::vector<uint32_t> ends32_;
   std::vector<uint64_t> ends64_;
   std::vector<int32_t> rank_;   // by ordinal
+  bool generated_ = false;      // made by Sequential(): Find() reads the number
   std::optional<std::pair<int64_t, int64_t>> first_duplicate_;
 };
 
