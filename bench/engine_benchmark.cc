@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -558,6 +559,59 @@ void BM_EventQueue(benchmark::State& state) {
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_EventQueue)->ArgName("events")->Arg(10'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+// The scheduling passes of a real run, where BM_DispatchPass times one
+// contrived pass: the 1e6-job steady run of BM_EndToEnd (gen's default
+// workload, streamed from its .qsb file), with RunOptions::time_passes
+// adding up the time inside every pass. Counters: ns per pass and per
+// round (a pass runs rounds of phases 1-3 until one makes no progress),
+// and the cost of the steady_clock reading pair taken around each pass,
+// which is included in those figures.
+void BM_PassesInRun(benchmark::State& state) {
+  const int64_t jobs = Scale(state.range(0));
+  const std::string path =
+      (std::filesystem::temp_directory_path() / absl::StrCat("quotasim-bench-passes-", getpid(), ".qsb")).string();
+  if (absl::Status st = gen::GenerateQsbFile(Options(jobs, 11, gen::Profile::kSteady), path); !st.ok()) {
+    state.SkipWithError(std::string(st.message()).c_str());
+    return;
+  }
+  RunOptions ro;
+  ro.check_invariants = true;
+  ro.time_passes = true;
+  RunStats stats;
+  for (auto _ : state) {
+    absl::StatusOr<Result> r = StreamRun(path, ro);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      break;
+    }
+    stats = r->stats;
+  }
+  std::filesystem::remove(path);
+  // The clock pair's own cost, as the engine takes it.
+  constexpr int kReads = 1'000'000;
+  const auto t0 = std::chrono::steady_clock::now();
+  int64_t sink = 0;
+  for (int i = 0; i < kReads; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    sink += (std::chrono::steady_clock::now() - a).count();
+  }
+  benchmark::DoNotOptimize(sink);
+  const double clock_pair_ns =
+      static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count()) /
+      kReads;
+  if (stats.passes == 0 || stats.pass_rounds == 0) {
+    state.SkipWithError("the run made no pass");
+    return;
+  }
+  state.counters["passes"] = static_cast<double>(stats.passes);
+  state.counters["rounds"] = static_cast<double>(stats.pass_rounds);
+  state.counters["ns_per_pass"] = static_cast<double>(stats.pass_ns) / static_cast<double>(stats.passes);
+  state.counters["ns_per_round"] = static_cast<double>(stats.pass_ns) / static_cast<double>(stats.pass_rounds);
+  state.counters["clock_pair_ns"] = clock_pair_ns;
+  state.counters["pass_seconds"] = static_cast<double>(stats.pass_ns) / 1e9;
+}
+BENCHMARK(BM_PassesInRun)->ArgName("jobs")->Arg(1'000'000)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One scheduling pass over 20 full shares (a 16-instance job running on each
 // 16-instance limit) with `queued` jobs waiting in every share: the pass looks

@@ -84,12 +84,18 @@ struct RunOptions {
   // Knobs to use instead of the scenario's own (`quotasim sweep` runs one
   // scenario under many knob settings without copying it). Fast engine only.
   std::optional<Knobs> knobs;
+  // Fast engine, for benchmarks: RunStats::pass_ns adds up the time spent
+  // in scheduling passes (a steady_clock reading before and after each,
+  // whose own cost is included).
+  bool time_passes = false;
 };
 
 struct RunStats {
   SimTime end_time = 0;
   int64_t events_processed = 0;  // scenario + internal events, ticks included
   int64_t passes = 0;
+  int64_t pass_rounds = 0;       // fast engine: rounds the passes ran (phases 1-3 once each)
+  int64_t pass_ns = 0;           // fast engine, with RunOptions::time_passes: time in passes
   int64_t jobs_submitted = 0;    // accepted SubmitServiceJob requests
   int64_t invariant_violations = 0;
   std::vector<std::string> violation_messages;  // the first 20

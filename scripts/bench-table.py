@@ -111,6 +111,12 @@ def main(src, readme, trace_src=None, *big_srcs):
          "- sweep of 8 variants, 2 threads vs 1 (medians of 5): **{:.2f}x**")
     line(quotient("BM_DispatchPass/queued_per_share:10000", "BM_DispatchPass/queued_per_share:10"),
          "- one scheduling pass with 1,000x longer queues (10,000 vs 10 jobs per share): **{:.2f}x** the time")
+    passes = rows.get("BM_PassesInRun/jobs:1000000/iterations:1/real_time")
+    if passes is not None and not passes.get("error_occurred"):
+        lines.append(f"- the scheduling passes of the 1e6-job steady run (BM_PassesInRun): "
+                     f"**{passes['ns_per_pass']:.0f} ns** per pass over {fmt(passes['passes'])} passes, "
+                     f"{passes['ns_per_round']:.0f} ns per round that ran ({fmt(passes['rounds'])} rounds), "
+                     f"each figure including the {passes['clock_pair_ns']:.0f} ns steady_clock pair taken around every pass")
     line(quotient("BM_VictimSelection/dispatched:100000", "BM_VictimSelection/dispatched:1000"),
          "- one in-share victim choice among 100x more dispatched jobs (1e5 vs 1e3): **{:.2f}x** the time")
     base = "BM_WithoutEventLog/jobs:100000/iterations:3/real_time"

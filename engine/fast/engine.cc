@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,7 +95,14 @@ RunStats Engine::Run() {
         // whose visiting order advances with every round.
         if (dirty_ || knobs.share_order == ShareOrder::kRoundRobin) {
           dirty_ = false;
-          RunPass();
+          if (opt_.time_passes) {
+            const auto start = std::chrono::steady_clock::now();
+            RunPass();
+            stats_.pass_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - start).count();
+          } else {
+            RunPass();
+          }
           AfterPass();
         }
         passed = true;

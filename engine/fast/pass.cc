@@ -30,6 +30,7 @@ void Engine::RunPass() {
       order_.SkipRound();
       break;
     }
+    ++stats_.pass_rounds;
     bool progress = false;
     round_dropped_ = false;
     // The masks skip shares each phase would return from at once (no head;
