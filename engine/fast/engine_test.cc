@@ -289,6 +289,26 @@ TEST(EventHeapTest, PopsInTimeThenSequenceOrderAsAPriorityQueue) {
     }
     EXPECT_TRUE(heap.empty());
   }
+  // A big heap (eight levels), grown and drained.
+  engine_internal::EventHeap heap;
+  std::priority_queue<Event, std::vector<Event>, decltype(later)> want(later);
+  const size_t big = 50'000;
+  for (size_t k = 0; k < big; ++k) {
+    const Event ev{static_cast<SimTime>(rng() % 50), static_cast<int64_t>(k), engine_internal::EventType::kTick, 0, 0, 0};
+    heap.push(ev);
+    want.push(ev);
+    if (k % 3 == 2) {
+      ASSERT_EQ(heap.top().seq, want.top().seq) << "growing, " << k;
+      heap.pop();
+      want.pop();
+    }
+  }
+  ASSERT_GT(heap.size(), big / 2);
+  while (!want.empty()) {
+    ASSERT_EQ(heap.top().seq, want.top().seq) << "draining, " << want.size() << " left";
+    heap.pop();
+    want.pop();
+  }
 }
 
 TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {
