@@ -149,7 +149,7 @@ struct BlockRef {
   uint64_t count = 0, offset = 0, bytes = 0, sum = 0;
   uint64_t first = 0;  // index of its first event
   // Version 9: the block's facts (QsbBlockFacts), its units as indices into
-  // V2Layout::units (ascending), and the number of named submissions
+  // TableFacts::units (ascending), and the number of named submissions
   // before it.
   uint64_t submits = 0, named = 0, named_before = 0;
   SimTime first_time = 0, last_time = 0;

@@ -55,7 +55,7 @@ class NameRun {
  public:
   void Add(std::string_view name) {
     if (sequential_) {
-      const std::optional<int64_t> v = Parse(name);
+      const std::optional<int64_t> v = GeneratedJobNumber(name);
       if (v && (count_ == 0 || *v == first_ + count_)) {
         if (count_ == 0) first_ = *v;
         ++count_;
@@ -79,7 +79,6 @@ class NameRun {
   const std::vector<uint64_t>& ends() const { return ends_; }
 
  private:
-  static std::optional<int64_t> Parse(std::string_view name) { return GeneratedJobNumber(name); }
   void Append(std::string_view name) {
     chars_ += name;
     ends_.push_back(chars_.size());
