@@ -200,10 +200,12 @@ absl::StatusOr<Scenario> ReadQsbFile(const std::string& path);
 // the request objects. Open() checks the header, the head and the block
 // table; each ReadBlock() reads its block from the file (pread) and checks
 // it as DecodeQsb does, with the same messages (from version 9, also
-// against its facts in the block table). Up to version 8, IndexEventStream
-// (engine/model/scenario_index.h) makes the checks that need every block;
-// from version 9, Open() makes them from the block table, and facts() is
-// set when the jobs have generated names.
+// against its facts in the block table). IndexEventStream
+// (engine/model/scenario_index.h) makes the checks that need every block,
+// except for a version 9 file with generated job names: its Open() checks
+// the submit count and the time order across blocks from the block table,
+// no two generated names can be equal, and facts() is set, so that the
+// index reads only the blocks with requests other than job requests.
 // Version 1 files, which have no blocks, are decoded whole at Open() and
 // served as one block.
 class QsbFileStream : public EventStream {
