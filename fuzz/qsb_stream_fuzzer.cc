@@ -8,7 +8,7 @@
 // in blocks of 1 + c0 % 64 events (version 1 when c0 is 255); when c3 != 0,
 // the byte at (c1 | c2 << 8) modulo the file size is XORed with c3. Then:
 //  * DecodeQsb fails <=> the stream fails to open, to index or to run
-//    (version 9 with generated names checks most blocks only as the run
+//    (version 9+ with generated names checks most blocks only as the run
 //    reads them, and a run that stops early reads the rest);
 //  * when both read it, the streamed run's log (with 1 and with 2 threads:
 //    the next block is decoded on a oneTBB task) equals the whole run's, byte

@@ -56,7 +56,7 @@ testing::Captured CaptureStream(const EventStream& stream) {
 void ExpectStreamedEqualsWhole(const Scenario& sc, const std::string& what) {
   const testing::Captured current = testing::CaptureFast(sc, /*full_check=*/false);
   ASSERT_EQ(current.stats.invariant_violations, 0) << what;
-  for (uint32_t version : {1u, 2u, gen::kQsbVersion}) {
+  for (uint32_t version : {1u, 2u, 9u, gen::kQsbVersion}) {
     testing::Captured older;
     if (version != gen::kQsbVersion) {
       absl::StatusOr<Scenario> decoded = gen::DecodeQsb(gen::EncodeQsb(sc, version), "x.qsb");

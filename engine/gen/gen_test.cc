@@ -3,6 +3,7 @@
 // corruption detected.
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <string>
@@ -218,8 +219,9 @@ TEST(QsbTest, RoundTripIsExactForGeneratedAndParsedScenarios) {
 }
 
 // One event of every request type, every optional field set, and a
-// submission with none: their .qsb bytes are pinned (version 8, the same in
-// version 9, and version 4, which lacks the submission's optionals after its outcome), so that an
+// submission with none: their .qsb bytes are pinned (version 10; version 8,
+// the same in version 9; and version 4, which lacks the submission's
+// optionals after its outcome), so that an
 // edit of RequestFields (qsb_codec.cc) that changes the format fails here: a
 // round trip cannot see it, since the reader reads what the writer wrote.
 // The values were also given by the codec before RequestFields (36fa132).
@@ -306,7 +308,8 @@ std::vector<ScenarioEvent> EveryRequest() {
 
 TEST(QsbTest, RequestBytesArePinned) {
   const std::vector<ScenarioEvent> evs = EveryRequest();
-  const std::tuple<uint32_t, size_t, uint64_t> pinned[] = {{9, 430, 9659977631110634528ULL},
+  const std::tuple<uint32_t, size_t, uint64_t> pinned[] = {{10, 428, 3536211725132084517ULL},
+                                                            {9, 430, 9659977631110634528ULL},
                                                             {8, 430, 9659977631110634528ULL},
                                                             {4, 421, 3602785087360790732ULL}};
   for (const auto& [version, size, sum] : pinned) {
@@ -331,6 +334,135 @@ TEST(QsbTest, RequestBytesArePinned) {
       EXPECT_TRUE(got.request == expect.request) << expect.path << ", version " << version;
     }
     EXPECT_TRUE(rd.done());
+  }
+}
+
+// Version 10 writes each event relative to the earlier ones of its block:
+// two submissions, their bytes worked out by hand from traces/README.md.
+TEST(QsbTest, Version10EventsAreCodedAgainstTheirBlock) {
+  auto submit = [](SimTime time, int index, const char* name) {
+    SubmitServiceJobRequest r;
+    r.job_name = name;
+    r.quota_share_name = "A";
+    r.instance_type = "u";
+    r.instance_count = 1;
+    r.run_time = 5000;
+    ScenarioEvent ev;
+    ev.time = time;
+    ev.path = absl::StrCat("events[", index, "]");
+    ev.request = std::move(r);
+    return ev;
+  };
+  const std::vector<ScenarioEvent> evs = {submit(1000, 0, "j0"), submit(1500, 1, "j1")};
+  QsbEventWriter w(0, 10);
+  for (const ScenarioEvent& ev : evs) w.Put(ev);
+  const std::string want = {
+      // time 1000 (zig-zag 2000), events[], index 0 - (-1 + 1), type 0, name "next generated" (j0),
+      // no queue or job type, share literal "A", no share identifier, four absent ints, "" and "",
+      // unit literal "u", count 1, run 5000 (zig-zag 10000), SUCCEEDED, two absent optionals.
+      '\xd0', '\x0f', 1, 0, 0, 2, 0, 0, 1, 1, 'A', 0, 0, 0, 0, 0, 0, 0, 1, 1, 'u', 2, '\x90', '\x4e', 0, 0, 0,
+      // 500 ms later (zig-zag 1000), events[1], j1 next, share and unit entry 0 (code 2).
+      '\xe8', '\x07', 1, 0, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 2, '\x90', '\x4e', 0, 0, 0};
+  EXPECT_EQ(w.Take(), want);
+}
+
+// Every coding choice of version 10 round-trips: literal, absent, jumping
+// and consecutive generated names; dictionary hits and literals for every
+// field, empty strings in optionals; paths of both kinds out of order; and
+// other requests between submissions; in blocks of 1, 3 and 64 events.
+TEST(QsbTest, Version10RoundTripsEveryCodingChoice) {
+  Scenario sc;
+  sc.source = "codes";
+  SimTime t = 0;
+  const char* names[] = {"j0", "j1", "j2", "j7", "j8", "job-x", "j05", "j", "j999999999999999999", "jx1"};
+  const char* shares[] = {"A", "B", "", "team-with-a-long-name-01"};
+  for (int i = 0; i < 300; ++i) {
+    ScenarioEvent ev;
+    t += (i * 7919) % 5 == 0 ? 0 : (i * 104729) % 100000;
+    ev.time = t;
+    const int kind = (i * 31) % 11;
+    ev.path = absl::StrCat(kind == 0 ? "quotaShares[" : "events[", i % 13 == 0 ? 1000 - i : i, "]");
+    if (kind == 10) {
+      UpdateServiceJobRequest u;
+      u.job_id = absl::StrCat("j", i);
+      ev.request = std::move(u);
+    } else {
+      SubmitServiceJobRequest r;
+      if (i % 5 != 4) r.job_name = i < 200 ? absl::StrCat("j", i / 2 * 2 + (i % 7 == 0)) : names[i % 10];
+      if (i % 3 == 0) r.job_queue = i % 2 ? "q" : "";
+      if (i % 4 == 0) r.service_job_type = "SAGEMAKER_TRAINING";
+      if (i % 6 != 5) r.quota_share_name = shares[i % 4];
+      if (i % 9 == 0) r.share_identifier = absl::StrCat("id", i % 4);
+      if (i % 17 == 0) r.payload_error = "payload";
+      if (i % 19 == 0) r.payload_raw = "{}";
+      r.instance_type = i % 23 == 0 ? "" : (i % 2 ? "ml.p4d.24xlarge" : "ml.g5.xlarge");
+      r.instance_count = i % 8;
+      r.run_time = i * 1000;
+      ev.request = std::move(r);
+      ++sc.submit_count;
+    }
+    sc.events.push_back(std::move(ev));
+  }
+  // Names must be unique to read back: make the few clashes literal.
+  std::map<std::string, int> seen;
+  for (ScenarioEvent& ev : sc.events) {
+    if (auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request); r != nullptr && r->job_name) {
+      if (seen[*r->job_name]++ > 0) r->job_name = absl::StrCat(*r->job_name, "-", seen[*r->job_name]);
+    }
+  }
+  for (size_t block : {size_t{1}, size_t{3}, size_t{64}}) {
+    const std::string bytes = EncodeQsb(sc, 10, block);
+    absl::StatusOr<Scenario> back = DecodeQsb(bytes, "codes.qsb");
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_TRUE(back->events == sc.events) << "blocks of " << block;
+    back->source = sc.source;
+    EXPECT_TRUE(EncodeQsb(*back, 10, block) == bytes) << "blocks of " << block;
+  }
+}
+
+// A version 10 block whose codes do not decode is refused with the byte
+// offset: an unknown name code, a generated name beyond 18 digits or
+// written as a literal, a dictionary code past the field's entries, and
+// times that leave [0, 1e12] s.
+TEST(QsbTest, Version10BadCodesAreNamed) {
+  struct Case {
+    const char* what;
+    std::function<void(qsb_internal::Writer&)> name_and_share;
+    const char* message;
+    size_t offset;  // of the byte after the bad code, from a base of 100
+  };
+  const Case cases[] = {
+      {"name code 4", [](qsb_internal::Writer& w) { w.U(4); }, "bad job name code 4", 105},
+      {"19 digits", [](qsb_internal::Writer& w) { w.U(3); w.U(1000000000000000000ULL); },
+       "a generated job name beyond 18 digits", 114},
+      {"generated literal", [](qsb_internal::Writer& w) { w.U(1); w.S("j5"); },
+       "a generated job name written as a literal", 108},
+      {"share code 5", [](qsb_internal::Writer& w) { w.U(0); w.U(0); w.U(0); w.U(5); },
+       "string code 5 beyond the block's 0 entries", 108},
+  };
+  for (const Case& c : cases) {
+    qsb_internal::Writer w;
+    w.version = 10;
+    w.I(0);     // time
+    w.B(true);  // events[0]
+    w.I(0);
+    w.U(0);     // a submission
+    c.name_and_share(w);
+    w.out.append(40, '\0');
+    qsb_internal::Reader rd(w.out, 100, 10);
+    ScenarioEvent ev;
+    qsb_internal::GetEventInto(rd, ev);
+    EXPECT_NE(rd.error().find(c.message), std::string::npos) << c.what << ": " << rd.error();
+    EXPECT_EQ(rd.error().rfind(absl::StrCat("byte offset ", c.offset, ": "), 0), 0u) << c.what << ": " << rd.error();
+  }
+  for (int64_t delta : {int64_t{-1}, kMaxSimTime + 1}) {
+    qsb_internal::Writer w;
+    w.I(delta);
+    w.out.append(40, '\0');
+    qsb_internal::Reader rd(w.out, 0, 10);
+    ScenarioEvent ev;
+    qsb_internal::GetEventInto(rd, ev);
+    EXPECT_NE(rd.error().find("time must be in [0, 1e12] seconds"), std::string::npos) << delta << ": " << rd.error();
   }
 }
 
@@ -481,7 +613,7 @@ TEST(QsbTest, RefusesAFileThatCannotFitBeforeDecodingIt) {
   o.jobs = 1000;
   const Scenario sc = *Generate(o);
   const uint64_t events = sc.events.size();
-  for (uint32_t version : {1u, 2u, 3u, 7u, 8u, kQsbVersion}) {
+  for (uint32_t version : {1u, 2u, 3u, 7u, 8u, 9u, kQsbVersion}) {
     const std::string bytes = EncodeQsb(sc, version);
     EXPECT_TRUE(DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent).ok());
     absl::StatusOr<Scenario> refused = DecodeQsb(bytes, "big.qsb", events * kMinBytesPerEvent - 1);
@@ -511,7 +643,7 @@ TEST(QsbTest, BadBlocksAreNamed) {
   const Scenario sc = *Generate(o);
   // A flipped byte in the last block: that block's checksum (FNV-1a to
   // version 7, the lane sum from 8).
-  for (uint32_t version : {2u, 7u, 8u, kQsbVersion}) {
+  for (uint32_t version : {2u, 7u, 8u, 9u, kQsbVersion}) {
     std::string flipped = EncodeQsb(sc, version, 50);
     flipped[flipped.size() - 5] ^= 0x21;
     const std::string m = std::string(DecodeQsb(flipped, "x.qsb").status().message());
@@ -565,7 +697,7 @@ TEST(QsbTest, DuplicateJobNamesAreRejectedAsInJson) {
     if (auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) submits.push_back(r);
   }
   submits[7]->job_name = *submits[3]->job_name;
-  for (uint32_t version : {1u, 2u, 3u, 7u, 8u, kQsbVersion}) {
+  for (uint32_t version : {1u, 2u, 3u, 7u, 8u, 9u, kQsbVersion}) {
     const std::string m = std::string(DecodeQsb(EncodeQsb(sc, version, 16), "x.qsb").status().message());
     EXPECT_NE(m.find("x.qsb: events["), std::string::npos) << m;
     EXPECT_NE(m.find("].request.jobName: duplicate jobName 'j3' (first at events["), std::string::npos) << m;
@@ -591,7 +723,7 @@ TEST(QsbTest, CorruptFilesGiveErrorsNotCrashes) {
   const std::string v1 = EncodeQsb(*Generate(o), 1);
   for (size_t cut = 0; cut < v1.size(); cut += 97) EXPECT_FALSE(DecodeQsb(v1.substr(0, cut), "x.qsb").ok());
   o.jobs = 20;
-  for (uint32_t v : {2u, kQsbVersion}) {
+  for (uint32_t v : {2u, 9u, kQsbVersion}) {
     const std::string small = EncodeQsb(*Generate(o), v, 4);
     for (size_t at = 0; at < small.size(); ++at) {
       std::string bad = small;

@@ -9,6 +9,7 @@
 #include <bit>
 #include <charconv>
 #include <cstdlib>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -58,6 +59,21 @@ class PutIo {
   }
   template <typename T>
   void Absent(const T&) {}
+  // A submission's strings: coded from version 10 (SymField).
+  void Sym(SymField f, std::string_view s) {
+    if (w_.version >= 10) w_.Sym(f, s);
+    else w_.S(s);
+  }
+  template <typename S>
+  void OSym(SymField f, const std::optional<S>& s) {
+    if (w_.version >= 10) w_.OSym(f, s);
+    else w_.OS(s);
+  }
+  template <typename S>
+  void Name(const std::optional<S>& s) {
+    if (w_.version >= 10) w_.Name(s);
+    else w_.OS(s);
+  }
 
  private:
   Writer& w_;
@@ -101,6 +117,18 @@ class GetIo {
   void Absent(std::optional<T>& v) {
     v.reset();
   }
+  void Sym(SymField f, std::string& s) {
+    if (rd_.version >= 10) rd_.SymInto(f, s);
+    else rd_.SInto(s);
+  }
+  void OSym(SymField f, std::optional<std::string>& s) {
+    if (rd_.version >= 10) rd_.OSymInto(f, s);
+    else rd_.OSInto(s);
+  }
+  void Name(std::optional<std::string>& s) {
+    if (rd_.version >= 10) rd_.NameInto(s);
+    else rd_.OSInto(s);
+  }
 
  private:
   Reader& rd_;
@@ -110,18 +138,18 @@ class GetIo {
 // QsbSubmitView `quotasim gen` writes from (the same member names).
 template <typename Io, typename R>
 void SubmitFields(Io& io, R& r) {
-  io.OStr(r.job_name);
-  io.OStr(r.job_queue);
-  io.OStr(r.service_job_type);
-  io.OStr(r.quota_share_name);
-  io.OStr(r.share_identifier);
+  io.Name(r.job_name);
+  io.OSym(kSymQueue, r.job_queue);
+  io.OSym(kSymJobType, r.service_job_type);
+  io.OSym(kSymShare, r.quota_share_name);
+  io.OSym(kSymShareId, r.share_identifier);
   io.OInt32(r.scheduling_priority, "schedulingPriority");
   io.OInt32(r.retry_attempts, "attempts");
   io.OInt32(r.attempt_duration_seconds, "attemptDurationSeconds");
   io.OInt32(r.preemption_retries, "preemptionRetriesBeforeTermination");
-  io.Str(r.payload_error);
-  io.Str(r.payload_raw);
-  io.Str(r.instance_type);
+  io.Sym(kSymPayloadError, r.payload_error);
+  io.Sym(kSymPayloadRaw, r.payload_raw);
+  io.Sym(kSymUnit, r.instance_type);
   io.Int32(r.instance_count, "InstanceCount");
   io.Time(r.run_time, "runSeconds");
   io.Enum(r.outcome, 2, "outcome");
@@ -216,8 +244,7 @@ void GetSubmitInto(Reader& rd, SubmitServiceJobRequest& r) {
   SubmitFields(io, r);
 }
 
-Request GetRequest(Reader& rd) {
-  const uint64_t type = rd.U();
+Request GetRequest(Reader& rd, uint64_t type) {
   Request req;
   if (!EmplaceRequest(req, type, std::make_index_sequence<std::variant_size_v<Request>>{})) {
     rd.Fail(absl::StrCat("unknown request type ", type));
@@ -229,11 +256,21 @@ Request GetRequest(Reader& rd) {
 }
 
 // An event's time and path; paths are "quotaShares[i]" or "events[i]": the
-// kind and index are stored.
+// kind and index are stored. From version 10 the time as the (zig-zag)
+// difference from the block's last event time (0 at its start), and the
+// index as the difference from the last index of its kind plus one.
 void PutEventHead(Writer& w, SimTime time, bool is_event, uint64_t index) {
-  w.I(time);
+  if (w.version < 10) {
+    w.I(time);
+    w.B(is_event);
+    w.U(index);
+    return;
+  }
+  w.I(time - w.last_time);
+  w.last_time = time;
   w.B(is_event);
-  w.U(index);
+  w.I(static_cast<int64_t>(index - (w.last_index[is_event] + 1)));
+  w.last_index[is_event] = index;
 }
 
 }  // namespace
@@ -416,9 +453,22 @@ Scenario GetHead(Reader& rd, std::string_view source, uint32_t version) {
 // already there, so that decoding a block into the last block's events
 // allocates next to nothing.
 void GetEventInto(Reader& rd, ScenarioEvent& ev) {
-  ev.time = rd.Time("time");
-  const bool is_event = rd.B();
-  const uint64_t idx = rd.U();
+  bool is_event = false;
+  uint64_t idx = 0;
+  if (rd.version < 10) {
+    ev.time = rd.Time("time");
+    is_event = rd.B();
+    idx = rd.U();
+  } else {
+    const int64_t delta = rd.I();
+    // The sum is checked before it is made: no overflow.
+    if (delta < -rd.last_time || delta > kMaxSimTime - rd.last_time) rd.Fail("time must be in [0, 1e12] seconds");
+    else rd.last_time += delta;
+    ev.time = rd.last_time;
+    is_event = rd.B();
+    idx = rd.last_index[is_event] + 1 + static_cast<uint64_t>(rd.I());
+    rd.last_index[is_event] = idx;
+  }
   char path[40];
   char* p = path;
   const std::string_view kind = is_event ? "events[" : "quotaShares[";
@@ -426,13 +476,10 @@ void GetEventInto(Reader& rd, ScenarioEvent& ev) {
   p = std::to_chars(p, path + sizeof(path) - 1, idx).ptr;
   *p++ = ']';
   ev.path.assign(path, static_cast<size_t>(p - path));
-  // A peek at the type: GetRequest() reads it again.
-  Reader peek = rd;
-  if (peek.U() != 0) {
-    ev.request = GetRequest(rd);
+  if (const uint64_t type = rd.U(); type != kRequestIndex<SubmitServiceJobRequest>) {
+    ev.request = GetRequest(rd, type);
     return;
   }
-  rd = peek;
   if (!std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ev.request.emplace<SubmitServiceJobRequest>();
   GetSubmitInto(rd, std::get<SubmitServiceJobRequest>(ev.request));
 }
@@ -466,6 +513,15 @@ void QsbBlockFacts::NoteSubmit(std::optional<std::string_view> job_name, std::op
   ++named;
 }
 
+QsbEventWriter::QsbEventWriter(size_t bytes, uint32_t version) : w_(std::make_unique<Writer>()) {
+  w_->version = version;
+  w_->out.reserve(bytes);
+}
+
+QsbEventWriter::~QsbEventWriter() = default;
+
+std::string QsbEventWriter::Take() { return std::move(w_->out); }
+
 void QsbEventWriter::Put(const ScenarioEvent& ev) {
   if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
     facts_.Note(ev.time, false);
@@ -474,25 +530,17 @@ void QsbEventWriter::Put(const ScenarioEvent& ev) {
   } else {
     facts_.Note(ev.time, !IsJobRequest(ev.request));
   }
-  Writer w;
-  w.version = version_;
-  w.out.swap(out_);
-  PutEvent(w, ev);
-  w.out.swap(out_);
+  PutEvent(*w_, ev);
 }
 
 void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
   facts_.Note(v.time, false);
   facts_.NoteSubmit(v.job_name, v.payload_error.empty() ? std::optional<std::string_view>(v.instance_type) : std::nullopt);
-  Writer w;
-  w.version = version_;
-  w.out.swap(out_);
   // PutEvent() of events[index] holding the submission.
-  PutEventHead(w, v.time, true, v.index);
-  w.U(qsb_internal::kRequestIndex<SubmitServiceJobRequest>);
-  qsb_internal::PutIo io(w);
+  PutEventHead(*w_, v.time, true, v.index);
+  w_->U(qsb_internal::kRequestIndex<SubmitServiceJobRequest>);
+  qsb_internal::PutIo io(*w_);
   qsb_internal::SubmitFields(io, v);
-  w.out.swap(out_);
 }
 
 }  // namespace qs::gen

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <bit>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -25,7 +26,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "engine/gen/qsb.h"
 #include "engine/model/scenario.h"
 
@@ -92,9 +95,30 @@ inline std::optional<std::string_view> ViewOf(const std::optional<std::string>& 
   return s ? std::optional<std::string_view>(*s) : std::nullopt;
 }
 
+// Version 10's coded strings: a submission's string fields (but its job
+// name) each keep a dictionary per block, built as the block is written and
+// read. A non-optional string (Sym) is 0 for "", 1 for a literal (a length
+// and bytes; it becomes the field's next entry), k >= 2 for entry k - 2; an
+// optional one (OSym) is 0 when absent, else the same codes 1 and k. A job
+// name (Name) is 0 when absent, 1 for a literal that is not a generated
+// name, 2 for "j<n + 1>" where "j<n>" was the block's last generated name
+// (n = -1 at the block's start), 3 and a varint m for "j<m>".
+enum SymField : int { kSymQueue, kSymJobType, kSymShare, kSymShareId, kSymPayloadError, kSymPayloadRaw, kSymUnit,
+                      kNumSymFields };
+// The largest number a generated name "j<n>" can hold (GeneratedJobNumber:
+// at most 18 digits).
+inline constexpr int64_t kMaxGeneratedJob = 999999999999999999;
+
 class Writer {
  public:
   uint32_t version = kQsbVersion;  // of the file written (fields added later are not in older ones)
+  // Version 10's per-block state (one Writer per block): the last event's
+  // time and index (per path kind), the last generated job name, and the
+  // coded strings' dictionaries.
+  SimTime last_time = 0;
+  uint64_t last_index[2] = {~uint64_t{0}, ~uint64_t{0}};  // the next is last + 1 (0 at a block's start)
+  int64_t last_job = -1;
+  absl::flat_hash_map<std::string, uint64_t> dict[kNumSymFields];
   // LEB128, built in a local buffer and appended once (one call per
   // number, not one push_back per byte).
   void U(uint64_t v) {
@@ -118,6 +142,38 @@ class Writer {
     if (s) S(*s);
   }
   void OS(const std::optional<std::string>& s) { OS(ViewOf(s)); }
+  // Version 10's coded strings and names (SymField).
+  void Sym(SymField f, std::string_view s) {
+    if (s.empty()) {
+      U(0);
+    } else {
+      Entry(f, s);
+    }
+  }
+  void OSym(SymField f, const std::optional<std::string_view>& s) {
+    if (!s) {
+      U(0);
+    } else {
+      Entry(f, *s);
+    }
+  }
+  void Name(const std::optional<std::string_view>& name) {
+    if (!name) {
+      U(0);
+      return;
+    }
+    const std::optional<int64_t> n = GeneratedJobNumber(*name);
+    if (!n) {
+      U(1);
+      S(*name);
+    } else if (*n == last_job + 1) {
+      U(2);
+    } else {
+      U(3);
+      U(static_cast<uint64_t>(*n));
+    }
+    if (n) last_job = *n;
+  }
   // jobStateTimeLimitActions: the count, then each entry's fields.
   void Actions(const std::vector<JobStateTimeLimitAction>& list) {
     U(list.size());
@@ -153,12 +209,29 @@ class Writer {
     if (l) Limits(*l);
   }
   std::string out;
+
+ private:
+  // Code k >= 2 of an entry, or 1 and the literal (which becomes one).
+  void Entry(SymField f, std::string_view s) {
+    const auto [it, added] = dict[f].try_emplace(absl::string_view(s.data(), s.size()), dict[f].size() + 2);
+    if (added) {
+      U(1);
+      S(s);
+    } else {
+      U(it->second);
+    }
+  }
 };
 
 class Reader {
  public:
   Reader(std::string_view data, size_t base, uint32_t file_version) : version(file_version), d_(data), base_(base) {}
   uint32_t version;  // of the file read
+  // Version 10's per-block state, as Writer's (one Reader per block).
+  SimTime last_time = 0;
+  uint64_t last_index[2] = {~uint64_t{0}, ~uint64_t{0}};
+  int64_t last_job = -1;
+  std::vector<std::string> dict[kNumSymFields];
   bool ok() const { return err_.empty(); }
   const std::string& error() const { return err_; }
   bool done() const { return p_ == d_.size(); }
@@ -220,6 +293,54 @@ class Reader {
     }
     if (!s) s.emplace();
     SInto(*s);
+  }
+  // Version 10's coded strings and names (SymField) into strings that may
+  // already hold one.
+  void SymInto(SymField f, std::string& s) {
+    const uint64_t code = U();
+    if (code == 0) {
+      s.clear();
+    } else {
+      CodeInto(f, code, s);
+    }
+  }
+  void OSymInto(SymField f, std::optional<std::string>& s) {
+    const uint64_t code = U();
+    if (code == 0) {
+      s.reset();
+      return;
+    }
+    if (!s) s.emplace();
+    CodeInto(f, code, *s);
+  }
+  void NameInto(std::optional<std::string>& s) {
+    const uint64_t code = U();
+    if (code == 0) {
+      s.reset();
+      return;
+    }
+    if (!s) s.emplace();
+    if (code == 1) {
+      SInto(*s);
+      if (ok() && GeneratedJobNumber(*s)) Fail("a generated job name written as a literal");
+      return;
+    }
+    int64_t n = 0;
+    if (code == 2) {
+      n = last_job + 1;
+    } else if (code == 3) {
+      const uint64_t m = U();
+      n = m > static_cast<uint64_t>(kMaxGeneratedJob) ? kMaxGeneratedJob + 1 : static_cast<int64_t>(m);
+    } else {
+      Fail(absl::StrCat("bad job name code ", code));
+    }
+    if (n > kMaxGeneratedJob) {
+      Fail("a generated job name beyond 18 digits");
+      n = 0;
+    }
+    last_job = n;
+    char buf[24] = {'j'};
+    s->assign(buf, static_cast<size_t>(std::to_chars(buf + 1, buf + sizeof(buf), n).ptr - buf));
   }
   int64_t Int32(const char* what) {
     const int64_t v = I();
@@ -298,6 +419,17 @@ class Reader {
   size_t left() const { return d_.size() - p_; }
 
  private:
+  void CodeInto(SymField f, uint64_t code, std::string& s) {
+    if (code == 1) {
+      SInto(s);
+      dict[f].push_back(s);
+    } else if (code - 2 < dict[f].size()) {
+      s = dict[f][code - 2];
+    } else {
+      Fail(absl::StrCat("string code ", code, " beyond the block's ", dict[f].size(), " entries"));
+      s.clear();
+    }
+  }
   std::string_view d_;
   size_t base_;
   size_t p_ = 0;

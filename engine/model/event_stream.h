@@ -9,7 +9,7 @@
 // gen::QsbFileStream (engine/gen/qsb.h) reads a .qsb file this way;
 // ScenarioIndex (engine/model/scenario_index.h) is what a run needs to know
 // before it starts (capacity units, job names). For a stream that states
-// its blocks' facts up front (facts(): a .qsb file of version 9 with
+// its blocks' facts up front (facts(): a .qsb file of version 9 or later with
 // generated job names) it reads only the blocks that hold requests other
 // than job requests; else it reads every block once and checks what only
 // the whole file can show (time order across blocks, unique job names, the

@@ -17,7 +17,7 @@
 // IndexEventStream decodes every block once (in parallel) and is where a
 // streamed file is validated as a whole, with the messages DecodeQsb gives:
 // times sorted across blocks, the submit count, unique jobNames. A stream
-// that states its facts up front (EventStream::facts(), a version 9 .qsb
+// that states its facts up front (EventStream::facts(), a version 9+ .qsb
 // file with generated names) has checked those when it opened; then only
 // its blocks with requests other than job requests are read here.
 //
