@@ -95,13 +95,11 @@ RunStats Engine::Run() {
         // whose visiting order advances with every round.
         if (dirty_ || knobs.share_order == ShareOrder::kRoundRobin) {
           dirty_ = false;
+          const auto start = opt_.time_passes ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+          RunPass();
           if (opt_.time_passes) {
-            const auto start = std::chrono::steady_clock::now();
-            RunPass();
-            stats_.pass_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::steady_clock::now() - start).count();
-          } else {
-            RunPass();
+            stats_.pass_ns +=
+                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
           }
           AfterPass();
         }

@@ -440,6 +440,15 @@ TEST(StreamTest, Version9BlocksAreCheckedAgainstTheirTableEntries) {
                      if (b == submit_event[k] / block) f.generated_names = true;
                    },
                    absl::StrCat(".request.jobName: 'j999999' where the block table states generated name j", k)});
+  Scenario new_unit = sc;
+  const size_t u = submit_event.size() - 120;
+  const ScenarioEvent& moved = new_unit.events[submit_event[u]];
+  std::get<SubmitServiceJobRequest>(new_unit.events[submit_event[u]].request).instance_type = "ml.unlisted";
+  cases.push_back({"an instance type the table does not list", new_unit,
+                   [&](size_t b, gen::QsbBlockFacts& f) {
+                     if (b == submit_event[u] / block) std::erase(f.units, "ml.unlisted");
+                   },
+                   absl::StrCat(moved.path, ".request: instance type 'ml.unlisted' is not among the block table's units")});
   for (Case& c : cases) {
     const std::string bytes = EncodeEdited(c.scenario, block, c.edit);
     const std::string whole = DecodeError(bytes), streamed = StreamRunError(bytes);

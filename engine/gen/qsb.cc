@@ -258,36 +258,23 @@ absl::StatusOr<V2Layout> ParseV2Head(std::string_view head, uint64_t body_bytes,
   return out;
 }
 
-// Decodes block b (`bytes`, as found at k.offset) into out[0..k.count):
-// empty, or the error (without the source). From version 9 (table.on), the
-// block must be what its entry in the block table states.
+// What DecodeBlock finds for the checks across blocks.
 struct BlockFacts {
   int64_t submits = 0;
   SimTime first_time = 0, last_time = 0;
 };
-std::string CheckAgainstTable(const ScenarioEvent* events, const BlockRef& k, size_t b, const TableFacts& table) {
-  uint64_t submits = 0, named = 0;
-  bool requests = false;
-  std::vector<uint32_t> units;
-  auto differs = [&](const char* what) {
-    return absl::StrCat("event block ", b, " differs from its entry in the block table (", what, ")");
-  };
+// The first event of block k that contradicts the table (an instance type
+// it does not list; with generated names, a name off the sequence), by its
+// path; empty when there is none.
+std::string FirstEventOffTable(const ScenarioEvent* events, const BlockRef& k, const TableFacts& table) {
+  uint64_t named = 0;
   for (uint64_t i = 0; i < k.count; ++i) {
     const ScenarioEvent& ev = events[i];
     const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request);
-    if (r == nullptr) {
-      requests |= !IsJobRequest(ev.request);
-      continue;
-    }
-    ++submits;
-    if (r->payload_error.empty()) {
-      const auto it = std::lower_bound(table.units.begin(), table.units.end(), r->instance_type);
-      if (it == table.units.end() || *it != r->instance_type) {
-        return absl::StrCat(ev.path, ".request: instance type '", r->instance_type,
-                            "' is not among the block table's units");
-      }
-      const uint32_t u = static_cast<uint32_t>(it - table.units.begin());
-      if (std::find(units.begin(), units.end(), u) == units.end()) units.push_back(u);
+    if (r == nullptr) continue;
+    if (const std::optional<std::string_view> unit = SubmitUnit(*r);
+        unit && !std::binary_search(table.units.begin(), table.units.end(), *unit)) {
+      return absl::StrCat(ev.path, ".request: instance type '", r->instance_type, "' is not among the block table's units");
     }
     if (!r->job_name) continue;
     if (table.generated_names && GeneratedJobNumber(*r->job_name) != static_cast<int64_t>(k.named_before + named)) {
@@ -296,16 +283,43 @@ std::string CheckAgainstTable(const ScenarioEvent* events, const BlockRef& k, si
     }
     ++named;
   }
+  return {};
+}
+
+// The block's facts, noted as the writer noted them (QsbBlockFacts), against
+// its entry in the table.
+std::string CheckAgainstTable(const ScenarioEvent* events, const BlockRef& k, size_t b, const TableFacts& table) {
+  auto differs = [&](const char* what) {
+    return absl::StrCat("event block ", b, " differs from its entry in the block table (", what, ")");
+  };
+  QsbBlockFacts f;
+  for (uint64_t i = 0; i < k.count; ++i) f.NoteEvent(events[i]);
+  std::vector<uint32_t> units;
+  bool listed = true;
+  for (const std::string& u : f.units) {
+    const auto it = std::lower_bound(table.units.begin(), table.units.end(), u);
+    listed &= it != table.units.end() && *it == u;
+    if (listed) units.push_back(static_cast<uint32_t>(it - table.units.begin()));
+  }
+  const bool names = !table.generated_names || f.named == 0 ||
+                     (f.generated_names && f.first_job == static_cast<int64_t>(k.named_before));
+  if (!listed || !names) {
+    std::string e = FirstEventOffTable(events, k, table);
+    return e.empty() ? differs("job names") : e;
+  }
   std::sort(units.begin(), units.end());
-  if (submits != k.submits || named != k.named) return differs("submissions");
-  if (requests != k.requests) return differs("requests other than job requests");
+  if (f.submits != k.submits || f.named != k.named) return differs("submissions");
+  if (f.requests != k.requests) return differs("requests other than job requests");
   if (units != k.units) return differs("instance types");
-  if (k.count > 0 && (events[0].time != k.first_time || events[k.count - 1].time != k.last_time)) {
+  if (k.count > 0 && (f.first_time != k.first_time || f.last_time != k.last_time)) {
     return differs("first and last event times");
   }
   return {};
 }
 
+// Decodes block b (`bytes`, as found at k.offset) into out[0..k.count):
+// empty, or the error (without the source). From version 9 (table.on), the
+// block must be what its entry in the block table states.
 std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, ScenarioEvent* out, BlockFacts& facts,
                         uint32_t version, const TableFacts& table) {
   if (Checksum(bytes, version) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");

@@ -124,7 +124,8 @@ struct QsbSubmitView {
 inline constexpr size_t kQsbReserveBytesPerEvent = 96;
 
 // A block's facts (version 9's block table), as QsbEventWriter notes them
-// while it writes the block.
+// while it writes the block and the reader notes them again to check the
+// block against its table entry.
 struct QsbBlockFacts {
   uint64_t events = 0;                    // (the table's event count)
   uint64_t submits = 0, named = 0;       // submissions; those with a jobName
@@ -136,8 +137,13 @@ struct QsbBlockFacts {
   bool generated_names = true;
   int64_t first_job = -1;
 
-  void Note(SimTime time, bool request);
-  void NoteSubmit(std::optional<std::string_view> job_name, std::optional<std::string_view> instance_type);
+  // The next event of the block.
+  void NoteEvent(const ScenarioEvent& ev);
+  // The next event, a submission (QsbEventWriter::PutSubmit).
+  void NoteSubmit(SimTime time, std::optional<std::string_view> job_name, std::optional<std::string_view> unit);
+
+ private:
+  void NoteTime(SimTime time);
 };
 
 namespace qsb_internal {

@@ -495,17 +495,25 @@ using qsb_internal::Writer;
 
 }  // namespace
 
-void QsbBlockFacts::Note(SimTime time, bool request) {
+void QsbBlockFacts::NoteTime(SimTime time) {
   if (events++ == 0) first_time = time;
   last_time = time;
-  requests |= request;
 }
 
-void QsbBlockFacts::NoteSubmit(std::optional<std::string_view> job_name, std::optional<std::string_view> instance_type) {
-  ++submits;
-  if (instance_type && std::find(units.begin(), units.end(), *instance_type) == units.end()) {
-    units.emplace_back(*instance_type);
+void QsbBlockFacts::NoteEvent(const ScenarioEvent& ev) {
+  if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
+    NoteSubmit(ev.time, qsb_internal::ViewOf(r->job_name), SubmitUnit(*r));
+    return;
   }
+  NoteTime(ev.time);
+  requests |= !IsJobRequest(ev.request);
+}
+
+void QsbBlockFacts::NoteSubmit(SimTime time, std::optional<std::string_view> job_name,
+                               std::optional<std::string_view> unit) {
+  NoteTime(time);
+  ++submits;
+  if (unit && std::find(units.begin(), units.end(), *unit) == units.end()) units.emplace_back(*unit);
   if (!job_name) return;
   const std::optional<int64_t> k = GeneratedJobNumber(*job_name);
   if (!k || (named > 0 && *k != first_job + static_cast<int64_t>(named))) generated_names = false;
@@ -523,19 +531,12 @@ QsbEventWriter::~QsbEventWriter() = default;
 std::string QsbEventWriter::Take() { return std::move(w_->out); }
 
 void QsbEventWriter::Put(const ScenarioEvent& ev) {
-  if (const auto* r = std::get_if<SubmitServiceJobRequest>(&ev.request)) {
-    facts_.Note(ev.time, false);
-    facts_.NoteSubmit(qsb_internal::ViewOf(r->job_name), r->payload_error.empty() ? std::optional<std::string_view>(r->instance_type)
-                                                                     : std::nullopt);
-  } else {
-    facts_.Note(ev.time, !IsJobRequest(ev.request));
-  }
+  facts_.NoteEvent(ev);
   PutEvent(*w_, ev);
 }
 
 void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
-  facts_.Note(v.time, false);
-  facts_.NoteSubmit(v.job_name, v.payload_error.empty() ? std::optional<std::string_view>(v.instance_type) : std::nullopt);
+  facts_.NoteSubmit(v.time, v.job_name, SubmitUnit(v));
   // PutEvent() of events[index] holding the submission.
   PutEventHead(*w_, v.time, true, v.index);
   w_->U(qsb_internal::kRequestIndex<SubmitServiceJobRequest>);

@@ -362,6 +362,15 @@ inline std::optional<int64_t> GeneratedJobNumber(std::string_view name) {
   }
   return v;
 }
+// The capacity unit a submission names: its instance type, or none when
+// its payload did not parse (payload_error), since the type was never read.
+// R is a SubmitServiceJobRequest or a view with the same two members
+// (gen::QsbSubmitView).
+template <typename R>
+std::optional<std::string_view> SubmitUnit(const R& r) {
+  if (!r.payload_error.empty()) return std::nullopt;
+  return std::string_view(r.instance_type);
+}
 // A job event: a request that submits, updates or terminates a job (no
 // other request carries a job's name or a submission's instance type).
 inline bool IsJobRequest(const Request& r) {

@@ -26,7 +26,7 @@ void Visit(const ScenarioEvent& ev, const AddUnit& add_unit, const AddName& add_
       [&](const auto& r) {
         using T = std::decay_t<decltype(r)>;
         if constexpr (std::is_same_v<T, SubmitServiceJobRequest>) {
-          if (r.payload_error.empty()) add_unit(r.instance_type);
+          if (const std::optional<std::string_view> unit = SubmitUnit(r)) add_unit(*unit);
           if (r.job_name) add_name(*r.job_name);
         } else if constexpr (std::is_same_v<T, CreateQuotaShareRequest> ||
                              std::is_same_v<T, UpdateQuotaShareRequest> ||
