@@ -266,7 +266,9 @@ void PutEventHead(Writer& w, SimTime time, bool is_event, uint64_t index) {
     w.U(index);
     return;
   }
-  w.I(time - w.last_time);
+  // (In unsigned arithmetic: any time is written without overflow; the
+  // reader refuses times outside [0, 1e12] s.)
+  w.I(static_cast<int64_t>(static_cast<uint64_t>(time) - static_cast<uint64_t>(w.last_time)));
   w.last_time = time;
   w.B(is_event);
   w.I(static_cast<int64_t>(index - (w.last_index[is_event] + 1)));
