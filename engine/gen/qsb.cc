@@ -258,11 +258,6 @@ absl::StatusOr<V2Layout> ParseV2Head(std::string_view head, uint64_t body_bytes,
   return out;
 }
 
-// What DecodeBlock finds for the checks across blocks.
-struct BlockFacts {
-  int64_t submits = 0;
-  SimTime first_time = 0, last_time = 0;
-};
 // The first event of block k that contradicts the table (an instance type
 // it does not list; with generated names, a name off the sequence), by its
 // path; empty when there is none.
@@ -286,14 +281,13 @@ std::string FirstEventOffTable(const ScenarioEvent* events, const BlockRef& k, c
   return {};
 }
 
-// The block's facts, noted as the writer noted them (QsbBlockFacts), against
-// its entry in the table.
-std::string CheckAgainstTable(const ScenarioEvent* events, const BlockRef& k, size_t b, const TableFacts& table) {
+// The block's facts `f`, noted as the writer noted them while the block
+// was decoded, against its entry in the table.
+std::string CheckAgainstTable(const ScenarioEvent* events, const QsbBlockFacts& f, const BlockRef& k, size_t b,
+                              const TableFacts& table) {
   auto differs = [&](const char* what) {
     return absl::StrCat("event block ", b, " differs from its entry in the block table (", what, ")");
   };
-  QsbBlockFacts f;
-  for (uint64_t i = 0; i < k.count; ++i) f.NoteEvent(events[i]);
   std::vector<uint32_t> units;
   bool listed = true;
   for (const std::string& u : f.units) {
@@ -317,26 +311,23 @@ std::string CheckAgainstTable(const ScenarioEvent* events, const BlockRef& k, si
   return {};
 }
 
-// Decodes block b (`bytes`, as found at k.offset) into out[0..k.count):
-// empty, or the error (without the source). From version 9 (table.on), the
-// block must be what its entry in the block table states.
-std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, ScenarioEvent* out, BlockFacts& facts,
+// Decodes block b (`bytes`, as found at k.offset) into out[0..k.count),
+// noting its facts (as the writer did) into `facts` for the checks across
+// blocks: empty, or the error (without the source). From version 9
+// (table.on), the block must be what its entry in the block table states.
+std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, ScenarioEvent* out, QsbBlockFacts& facts,
                         uint32_t version, const TableFacts& table) {
   if (Checksum(bytes, version) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
   Reader br(bytes, k.offset, version);
-  SimTime last = 0;
   for (uint64_t i = 0; i < k.count && br.ok(); ++i) {
     ScenarioEvent& ev = out[i];
     GetEventInto(br, ev);
-    if (i == 0) facts.first_time = ev.time;
-    else if (ev.time < last) br.Fail("events are not sorted by time");
-    last = ev.time;
-    if (std::holds_alternative<SubmitServiceJobRequest>(ev.request)) ++facts.submits;
+    if (i > 0 && ev.time < facts.last_time) br.Fail("events are not sorted by time");
+    facts.NoteEvent(ev);
   }
-  facts.last_time = last;
   if (br.ok() && !br.done()) br.Fail(absl::StrCat("trailing bytes in event block ", b));
   if (!br.ok()) return br.error();
-  return table.on ? CheckAgainstTable(out, k, b, table) : std::string();
+  return table.on ? CheckAgainstTable(out, facts, k, b, table) : std::string();
 }
 
 absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, std::string_view source,
@@ -357,7 +348,7 @@ absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, s
   // result (and the message) never depends on the thread count.
   s.events.resize(layout->nevents);
   std::vector<std::string> errors(blocks.size());
-  std::vector<BlockFacts> facts(blocks.size());
+  std::vector<QsbBlockFacts> facts(blocks.size());
   tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks.size(), 1), [&](const tbb::blocked_range<size_t>& range) {
     for (size_t b = range.begin(); b != range.end(); ++b) {
       const BlockRef& k = blocks[b];
@@ -682,7 +673,7 @@ absl::Status QsbFileStream::ReadBlock(size_t b, std::vector<ScenarioEvent>& out)
   thread_local std::string bytes;
   if (absl::Status st = impl_->Read(k.offset, k.bytes, bytes); !st.ok()) return st;
   out.resize(k.count);
-  BlockFacts facts;
+  QsbBlockFacts facts;
   if (std::string e = DecodeBlock(bytes, k, b, out.data(), facts, impl_->version, impl_->table); !e.empty()) {
     return impl_->Err(e);
   }
