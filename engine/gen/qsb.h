@@ -22,7 +22,7 @@
 //    submission's job name as "the next generated name" (or a number, or a
 //    literal) and its other strings as codes into a dictionary per field
 //    and block (qsb_codec.h, SymField). A 1e7-job gen file is 264 MB
-//    instead of 634 MB.
+//    instead of 633 MB (BM_GenQsb in results/).
 //  * Version 9 (still read): version 8 with each block's facts in the block
 //    table (its submissions, named submissions, first and last event time,
 //    whether it holds a request other than a job request, the capacity
