@@ -37,6 +37,8 @@
 
 namespace qs {
 
+struct Summary;  // engine/log/summary.h
+
 inline constexpr int64_t kDefaultCyclePreemptions = 10'000;
 
 // RunStats::stopped for a preemption cycle (both engines say the same).
@@ -88,6 +90,16 @@ struct RunOptions {
   // in scheduling passes (a steady_clock reading before and after each,
   // whose own cost is included).
   bool time_passes = false;
+  // Fast engine: when set, the engine keeps the run's summary itself
+  // (engine/fast/summary_accumulators.h) and writes it here at the end: the
+  // Summary a SummaryBuilder would build from the records, byte for byte
+  // (tests and the differential fuzzer compare them), without a record per
+  // transition. `quotasim run --summary` without --events.
+  Summary* summary = nullptr;
+  // Fast engine: false sends the sink no JobRecord (rejections, snapshots,
+  // capacity changes, progress and the end still go to it); for runs whose
+  // only output is `summary`.
+  bool job_records = true;
 };
 
 struct RunStats {

@@ -2,7 +2,9 @@
 //  * the reference engine (engine/reference/, linear scans, obviously right),
 //  * the fast engine inside a tbb::task_arena of 1 thread and of 2 threads.
 // All event logs must be byte-identical (JSON Lines from the one shared
-// JsonlWriter), and end times and submission counts must agree. On mismatch
+// JsonlWriter), and end times and submission counts must agree; the fast
+// engine's own summary (RunOptions::summary, in the 1-thread run) must be
+// byte-identical to SummaryBuilder's of the reference's records. On mismatch
 // the first differing lines of both logs are printed, then abort().
 // Wait causes (docs/semantics.md §9) are on for inputs of odd length in the
 // reference and the 1-thread run, whose logs, cause lines included, must be
@@ -27,6 +29,7 @@
 #include <tbb/task_arena.h>
 
 #include "engine/log/event_log.h"
+#include "engine/log/summary.h"
 #include "engine/run.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/fuzz_scenario.h"
@@ -39,7 +42,15 @@ struct Log {
   std::string text;  // empty when the run was made for its digest only
   uint64_t digest = 0;  // of the records other than cause lines
   qs::RunStats stats;
+  // The reference's: SummaryBuilder over its records. The fast engine's
+  // 1-thread run: its own (RunOptions::summary).
+  qs::Summary summary;
 };
+
+// A summary as bytes: its JSON and the figures the JSON leaves out.
+std::string SummaryBytes(const qs::Summary& s) {
+  return qs::SummaryToJson(s) + std::to_string(s.never_ran) + " " + s.never_ran_example;
+}
 
 using qs::fuzz::DigestLog;
 using qs::fuzz::FirstDifference;
@@ -58,11 +69,12 @@ constexpr int64_t kCyclePreemptions = 1000;
 // recounts everything after every event and cost a third of each
 // execution (libFuzzer profile); the random-scenario differential test
 // (engine/conformance/differential_test.cc) still runs it.
-void RunFast(const qs::Scenario& sc, Log& log, bool check, bool wait_causes, bool text) {
+void RunFast(const qs::Scenario& sc, Log& log, bool check, bool wait_causes, bool text, bool summary = false) {
   qs::RunOptions o;
   o.check_invariants = check;
   o.cycle_preemptions = kCyclePreemptions;
   o.wait_causes = wait_causes;
+  if (summary) o.summary = &log.summary;
   DigestLog digest;
   if (text) {
     StringLog w(&log.text);
@@ -77,7 +89,11 @@ void RunFast(const qs::Scenario& sc, Log& log, bool check, bool wait_causes, boo
 
 void RunReference(const qs::Scenario& sc, Log& log, bool wait_causes) {
   StringLog w(&log.text);
-  log.stats = qs::RunReferenceEngine(sc, w, /*check_invariants=*/false, kCyclePreemptions, wait_causes);
+  qs::SummaryBuilder summary;
+  summary.set_wait_causes(wait_causes);
+  qs::TeeSink both({&w, &summary});
+  log.stats = qs::RunReferenceEngine(sc, both, /*check_invariants=*/false, kCyclePreemptions, wait_causes);
+  log.summary = summary.Build(log.stats.invariant_violations);
 }
 
 // Whether a log line is a cause line (docs/semantics.md §9): its last key,
@@ -152,11 +168,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // log once cause lines are taken out.
   const bool causes = (size & 1) != 0;
   RunReference(*sc, reference, causes);
-  arena1->execute([&] { RunFast(*sc, in1, /*check=*/true, causes, /*text=*/true); });
+  arena1->execute([&] { RunFast(*sc, in1, /*check=*/true, causes, /*text=*/true, /*summary=*/true); });
   QS_FUZZ_CHECK(in1.stats.invariant_violations == 0,
                 "fast engine checker: " << in1.stats.invariant_violations << " violation(s); first: "
                                         << in1.stats.violation_messages.front());
   Expect(in1, reference, "A = fast engine (1-thread arena), B = reference engine");
+  // The fast engine's own summary against SummaryBuilder's of the
+  // reference's records (both count 0 violations: the fast engine's were
+  // checked above, the reference's checks are off).
+  if (!qs::SameFigures(in1.summary, reference.summary)) {
+    QS_FUZZ_CHECK(false, "summary mismatch (A = the fast engine's own, B = SummaryBuilder over the reference's "
+                         "records):\n--- A\n" << SummaryBytes(in1.summary) << "\n--- B\n" << SummaryBytes(reference.summary));
+  }
   // victimReturn BEHIND_RESERVATION is cycle-free (docs/semantics.md §6):
   // a guard stop is a failure; IN_PLACE may cycle by design.
   QS_FUZZ_CHECK(in1.stats.stopped.empty() || sc->knobs.victim_return == qs::VictimReturn::kInPlace,

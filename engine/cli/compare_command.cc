@@ -123,19 +123,21 @@ int CompareScenarios(const std::vector<std::string>& paths, const std::vector<st
       [&](const tbb::blocked_range<size_t>& range) {
         for (size_t i = range.begin(); i != range.end(); ++i) {
           Item& it = items[i];
-          SummaryBuilder b;
-          b.set_wait_causes(wait_causes);
+          // The engine keeps the summary itself (RunOptions::summary).
+          NullSink b;
+          RunOptions o = options;
+          o.summary = &it.summary;
+          o.job_records = false;
           if (it.opened->streamed()) {
-            absl::StatusOr<RunStats> st = RunFastEngine(it.opened->events(), *std::move(it.opened->index), b, options);
+            absl::StatusOr<RunStats> st = RunFastEngine(it.opened->events(), *std::move(it.opened->index), b, o);
             if (!st.ok()) {
               it.error = st.status();
               continue;
             }
             it.stats = *std::move(st);
           } else {
-            it.stats = RunFastEngine(*it.opened->whole, b, options);
+            it.stats = RunFastEngine(*it.opened->whole, b, o);
           }
-          it.summary = b.Build(it.stats.invariant_violations);
           it.summary.run = RunProvenance{it.path, "fast", ToolVersion(), it.opened->head().knobs,
                                          options.cycle_preemptions, options.check_invariants, it.stats.stopped, sets,
                                          wait_causes};

@@ -188,6 +188,38 @@ TEST_F(CliTest, StreamedQsbRunsGiveTheBytesOfTheJsonScenario) {
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
 }
 
+// `run --summary` without --events: the fast engine keeps the summary
+// itself and writes no records (RunOptions::summary). Its summary and its
+// warnings are those a run with a log builds from the records, for both
+// profiles, with wait causes and without, streamed or whole, and those of
+// the reference engine.
+TEST_F(CliTest, TheSummaryWithoutALogIsTheSummaryOfTheLog) {
+  fs::path steady = dir_ / "steady.qsb", stress = dir_ / "stress.json";
+  ASSERT_EQ(Quotasim("gen --jobs 2000 --shares 5 --units 2 --seed 3 --out " + steady.string()).exit_code, 0);
+  ASSERT_EQ(Quotasim("gen --profile stress --jobs 800 --shares 5 --units 2 --seed 4 --out " + stress.string()).exit_code,
+            0);
+  const std::string problems = QS_SOURCE_DIR "/engine/testdata/validate-problems.json";
+  for (const std::string& scenario : {steady.string(), stress.string(), problems, kNotebook}) {
+    for (const std::string& causes : {std::string(""), std::string(" --wait-causes")}) {
+      const std::string what = scenario + causes;
+      fs::path ev = dir_ / "e.jsonl", with_log = dir_ / "a.json", alone = dir_ / "b.json", ref = dir_ / "c.json";
+      Result a = Quotasim("run " + scenario + causes + " -q --events " + ev.string() + " --summary " + with_log.string());
+      Result b = Quotasim("run " + scenario + causes + " -q --summary " + alone.string());
+      Result c = Quotasim("run " + scenario + causes + " -q --engine reference --summary " + ref.string());
+      ASSERT_EQ(a.exit_code, 0) << what << "\n" << a.output;
+      ASSERT_EQ(b.exit_code, 0) << what << "\n" << b.output;
+      ASSERT_EQ(c.exit_code, 0) << what << "\n" << c.output;
+      EXPECT_EQ(ReadFile(alone), ReadFile(with_log)) << what;
+      EXPECT_EQ(SummaryFigures(alone), SummaryFigures(ref)) << what;
+      // The warnings (rejections, jobs that never ran) too; the log's
+      // pointer aside ("the event log has them all").
+      EXPECT_EQ(b.output, c.output) << what;
+      EXPECT_EQ(b.output.find("warnings:") != std::string::npos, a.output.find("warnings:") != std::string::npos)
+          << what;
+    }
+  }
+}
+
 // `sweep` streams .qsb scenarios in every variant and shares JSON ones: the
 // same workload in either format, at 1 or 2 threads, gives the same files.
 TEST_F(CliTest, SweepGivesTheSameSummariesForJsonAndQsbAtAnyThreadCount) {

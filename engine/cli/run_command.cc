@@ -43,21 +43,21 @@ namespace {
 
 // Progress of a long run on stderr, on a terminal only (never in a pipe or
 // a log file): simulated time and jobs submitted out of the scenario's,
-// redrawn at most once a second. Checks the clock once every 64Ki records.
+// redrawn at most once a second, when the engine reports progress
+// (LogSink::OnProgress, every 64Ki events).
 class RunProgress : public LogSink {
  public:
   explicit RunProgress(int64_t jobs) : jobs_(jobs), on_(isatty(STDERR_FILENO) != 0) {}
   ~RunProgress() override { Clear(); }
-  void OnJob(const JobRecord& r) override {
+  void OnJob(const JobRecord&) override {}
+  void OnProgress(SimTime now, int64_t submitted) override {
     if (!on_) return;
-    if (r.status == JobStatus::kSubmitted) ++submitted_;
-    if ((++records_ & 0xFFFF) != 0) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::seconds(1)) return;
-    last_ = now;
-    const double pct = jobs_ > 0 ? 100.0 * static_cast<double>(submitted_) / static_cast<double>(jobs_) : 0.0;
+    const auto clock = std::chrono::steady_clock::now();
+    if (clock - last_ < std::chrono::seconds(1)) return;
+    last_ = clock;
+    const double pct = jobs_ > 0 ? 100.0 * static_cast<double>(submitted) / static_cast<double>(jobs_) : 0.0;
     std::fprintf(stderr, "\r\033[Kquotasim run: simulated %.1f days, %lld of %lld jobs submitted (%.0f%%)",
-                 static_cast<double>(r.time) / (86400.0 * kMillisPerSecond), static_cast<long long>(submitted_),
+                 static_cast<double>(now) / (86400.0 * kMillisPerSecond), static_cast<long long>(submitted),
                  static_cast<long long>(jobs_), pct);
     shown_ = true;
   }
@@ -73,7 +73,6 @@ class RunProgress : public LogSink {
  private:
   const int64_t jobs_;
   const bool on_;
-  int64_t submitted_ = 0, records_ = 0;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
   bool shown_ = false;
 };
@@ -81,25 +80,13 @@ class RunProgress : public LogSink {
 // What went wrong in a run that still completed: rejected requests (the
 // first few reported on stderr as they happen, naming the file and the JSON
 // path) and jobs that never ran because their share or the environment
-// cannot hold them (a MISCONFIGURATION reason and never SCHEDULED). Print()
-// writes the closing warnings block; `run --strict` makes it an error.
+// cannot hold them (Summary::never_ran). Print() writes the closing
+// warnings block; `run --strict` makes it an error.
 class RunWarnings : public LogSink {
  public:
   // `progress`: erased before a line is printed.
   RunWarnings(std::string source, RunProgress* progress) : source_(std::move(source)), progress_(progress) {}
-  void OnJob(const JobRecord& r) override {
-    uint8_t& f = FlagsOf(r);
-    if (r.status == JobStatus::kScheduled) f |= kRan;
-    if (r.status_reason.substr(0, kMisconfig.size()) == kMisconfig) {
-      f |= kMisconfigured;
-      if (example_.empty()) example_ = absl::StrCat(Sv(r.job_name), ": ", Sv(reasons::ReasonCode(r.status_reason)));
-    }
-    // An ended job is counted now: the fast engine reuses its slot.
-    if (IsTerminal(r.status)) {
-      if (f == kMisconfigured) ++ended_never_ran_;
-      f = 0;
-    }
-  }
+  void OnJob(const JobRecord&) override {}
   void OnSnapshot(const SnapshotRecord&) override {}
   void OnRejected(const RejectedRecord& r) override {
     if (++rejected_ <= kShown) {
@@ -111,17 +98,10 @@ class RunWarnings : public LogSink {
     }
   }
 
-  int64_t never_ran() const {
-    int64_t n = ended_never_ran_;
-    for (uint8_t f : by_slot_) n += f == kMisconfigured ? 1 : 0;
-    for (const auto& [name, f] : by_name_) n += f == kMisconfigured ? 1 : 0;
-    return n;
-  }
-  bool any() const { return rejected_ > 0 || never_ran() > 0; }
+  bool any(const Summary& s) const { return rejected_ > 0 || s.never_ran > 0; }
   // The warnings block (nothing when there is nothing to say).
-  void Print(bool logged) const {
-    const int64_t never = never_ran();
-    if (rejected_ == 0 && never == 0) return;
+  void Print(const Summary& s, bool logged) const {
+    if (rejected_ == 0 && s.never_ran == 0) return;
     std::fprintf(stderr, "quotasim: %s: warnings:\n", source_.c_str());
     if (rejected_ > 0) {
       std::fprintf(stderr, "  %lld request(s) rejected (%s)\n", static_cast<long long>(rejected_),
@@ -129,28 +109,17 @@ class RunWarnings : public LogSink {
                    : logged        ? "the first 20 above; the event log has them all"
                                    : "the first 20 above; --events FILE logs them all");
     }
-    if (never > 0) {
+    if (s.never_ran > 0) {
       std::fprintf(stderr, "  %lld job(s) never ran: their share's limits or the environment cannot hold them (e.g. %s)\n",
-                   static_cast<long long>(never), example_.c_str());
+                   static_cast<long long>(s.never_ran), s.never_ran_example.c_str());
     }
   }
 
  private:
   static constexpr int64_t kShown = 20;
-  static constexpr uint8_t kRan = 1, kMisconfigured = 2;
-  static constexpr std::string_view kMisconfig = "MISCONFIGURATION:";
-  uint8_t& FlagsOf(const JobRecord& r) {
-    if (r.job_slot < 0) return by_name_[std::string(r.job_name)];  // the reference engine's records
-    if (static_cast<size_t>(r.job_slot) >= by_slot_.size()) by_slot_.resize(static_cast<size_t>(r.job_slot) + 1, 0);
-    return by_slot_[static_cast<size_t>(r.job_slot)];
-  }
   std::string source_;
   RunProgress* progress_;
   int64_t rejected_ = 0;
-  int64_t ended_never_ran_ = 0;  // jobs that ended without running, after a MISCONFIGURATION reason
-  std::vector<uint8_t> by_slot_;
-  std::map<std::string, uint8_t> by_name_;
-  std::string example_;
 };
 
 }  // namespace
@@ -250,16 +219,26 @@ int RunCommand(const std::vector<std::string>& args) {
   std::unique_ptr<GzipOstream> gz;
   if (events_file && gzip_log) gz = std::make_unique<GzipOstream>(events_file->stream());
   std::ostream* log_out = gz ? gz.get() : events_file ? &events_file->stream() : nullptr;
-  // With a log, AsyncLog formats and writes it and builds the summary on a
-  // second thread. With no log, the summary is built on the engine's thread:
-  // handing it the records cost more CPU than building it (BM_SummaryThread)
-  // and gained no wall time.
+  // With a log, AsyncLog formats and writes it and builds the summary from
+  // its records on a second thread. With no log, the fast engine keeps the
+  // summary itself and makes no job records (RunOptions::summary;
+  // BM_SummaryWay compares the ways), and the reference engine's records
+  // build it on the engine's thread: handing them to a second thread cost
+  // more CPU than building it and gained no wall time.
   std::optional<AsyncLog> async;
   if (log_out != nullptr) async.emplace(log_out, &summary);
+  const bool summary_in_engine = log_out == nullptr && engine_name == "fast";
   RunProgress progress(opened->head().submit_count);
   RunWarnings warnings(scenario_path, &progress);
-  TeeSink tee({async ? static_cast<LogSink*>(&*async) : &summary, &progress, &warnings});
+  std::vector<LogSink*> sinks{&progress, &warnings};
+  if (!summary_in_engine) sinks.insert(sinks.begin(), async ? static_cast<LogSink*>(&*async) : &summary);
+  TeeSink tee(std::move(sinks));
+  Summary result;
   RunOptions options;
+  if (summary_in_engine) {
+    options.summary = &result;
+    options.job_records = false;
+  }
   options.check_invariants = vm.count("no-check") == 0;
   options.full_invariant_check = vm.count("full-check") > 0;
   options.cycle_preemptions = cycle_preemptions;
@@ -281,7 +260,7 @@ int RunCommand(const std::vector<std::string>& args) {
   if (events_file) {
     if (absl::Status st = events_file->Commit(); !st.ok()) return ReportError(st);
   }
-  Summary result = summary.Build(stats.invariant_violations);
+  if (!summary_in_engine) result = summary.Build(stats.invariant_violations);
   result.run = RunProvenance{scenario_path,      engine_name, ToolVersion(), opened->head().knobs, cycle_preemptions,
                              options.check_invariants, stats.stopped, sets, options.wait_causes};
   if (summary_file) {
@@ -305,13 +284,13 @@ int RunCommand(const std::vector<std::string>& args) {
       }
     }
   }
-  warnings.Print(/*logged=*/events_file != nullptr && !events_file->is_stdout());
+  warnings.Print(result, /*logged=*/events_file != nullptr && !events_file->is_stdout());
   if (!stats.stopped.empty()) {
     // The log and summary were written up to the stop, as at a horizon.
     std::cerr << "quotasim: " << scenario_path << ": " << stats.stopped << "\n";
     return kExitError;
   }
-  if (vm.count("strict") && warnings.any()) {
+  if (vm.count("strict") && warnings.any(result)) {
     std::cerr << "quotasim: " << scenario_path << ": --strict: the run met the problems above\n";
     return kExitInvalidDocument;
   }

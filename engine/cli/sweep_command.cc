@@ -232,12 +232,14 @@ int SweepCommand(const std::vector<std::string>& args) {
       [&](const tbb::blocked_range<size_t>& range) {
         for (size_t slot = range.begin(); slot != range.end(); ++slot) {
           const Variant& v = variants[mine[slot]];
-          SummaryBuilder b;
-          b.set_wait_causes(wait_causes);
+          // The engine keeps the summary itself (RunOptions::summary).
+          NullSink b;
           RunOptions o;
           o.check_invariants = true;
           o.wait_causes = wait_causes;
           o.knobs = v.knobs;
+          o.summary = &results[slot];
+          o.job_records = false;
           const OpenedScenario& l = loaded[v.scenario];
           const bool changes_requests = v.overrides.touches_requests();
           RunStats stats;
@@ -265,7 +267,6 @@ int SweepCommand(const std::vector<std::string>& args) {
             stats = *std::move(streamed);
           }
           stopped[slot] = stats.stopped;
-          results[slot] = b.Build(stats.invariant_violations);
           results[slot].run = RunProvenance{scenarios[v.scenario], "fast", ToolVersion(), v.knobs,
                                             o.cycle_preemptions, o.check_invariants, std::move(stats.stopped),
                                             v.sets, wait_causes};

@@ -52,13 +52,23 @@ struct Side {
   absl::Status error;
 };
 
-void RunSide(Side& side, const RunOptions& options, bool with_log) {
+// With a log, AsyncLog writes it and builds the summary from its records
+// on a second thread; without, the engine keeps the summary itself
+// (RunOptions::summary) and makes no job records.
+void RunSide(Side& side, const RunOptions& run_options, bool with_log) {
+  RunOptions options = run_options;
   SummaryBuilder summary;
   summary.set_wait_causes(options.wait_causes);
   std::ostringstream log;
   std::optional<AsyncLog> async;
-  if (with_log) async.emplace(&log, &summary);
-  LogSink& sink = async ? static_cast<LogSink&>(*async) : summary;
+  NullSink none;
+  if (with_log) {
+    async.emplace(&log, &summary);
+  } else {
+    options.summary = &side.summary;
+    options.job_records = false;
+  }
+  LogSink& sink = async ? static_cast<LogSink&>(*async) : none;
   OpenedScenario& o = *side.opened;
   if (o.streamed()) {
     absl::StatusOr<RunStats> st = RunFastEngine(o.events(), *std::move(o.index), sink, options);
@@ -70,9 +80,11 @@ void RunSide(Side& side, const RunOptions& options, bool with_log) {
   } else {
     side.stats = RunFastEngine(*o.whole, sink, options);
   }
-  if (async) async->Flush();
+  if (async) {
+    async->Flush();
+    side.summary = summary.Build(side.stats.invariant_violations);
+  }
   side.log = log.str();
-  side.summary = summary.Build(side.stats.invariant_violations);
 }
 
 }  // namespace

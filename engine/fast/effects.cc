@@ -70,7 +70,7 @@ void Engine::SetReason(int32_t id, std::string_view reason) {
   ++j.reason_epoch;
   clock_touched_ |= uint64_t{1} << j.share;
   EmitJob(id, j.status, reason);
-  if (st_.knobs.time_limit_clock != TimeLimitClock::kFromReason || !IsMisconfigReason(reason)) return;
+  if (st_.knobs.time_limit_clock != TimeLimitClock::kFromReason || !reasons::IsMisconfiguration(reason)) return;
   if (const int32_t i = TimeLimitActionFor(reason); i >= 0) {
     Push(now_ + time_limit_actions_[static_cast<size_t>(i)].max_time_seconds * kMillisPerSecond, EventType::kTimeLimit,
          id, j.reason_epoch, 0);
@@ -365,12 +365,22 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
     v.reason = st_.reasons.Id(type == PreemptionType::kCrossShare ? reasons::kCrossShareInProgress
                                                                   : reasons::kInShareInProgress);
     ++v.reason_epoch;
-    JobRecord r = BaseRecord(vid, v.status, st_.reasons.Text(v.reason));
-    r.preemption = type;
-    r.preempted_for = st_.NameOf(j);
-    r.preempted_for_slot = id;
-    r.checkpointed_ms = Checkpoint(vid);
-    sink_.OnJob(r);
+    const SimTime kept = Checkpoint(vid);
+    if (summary_ != nullptr) {
+      JobTransition t = TransitionOf(vid, v.status, st_.reasons.Text(v.reason));
+      t.preemption = type;
+      t.preempted_for_slot = id;
+      t.checkpointed_ms = kept;
+      summary_->Apply(t);
+    }
+    if (opt_.job_records) {
+      JobRecord r = BaseRecord(vid, v.status, st_.reasons.Text(v.reason));
+      r.preemption = type;
+      r.preempted_for = st_.NameOf(j);
+      r.preempted_for_slot = id;
+      r.checkpointed_ms = kept;
+      sink_.OnJob(r);
+    }
     const SimTime drain = st_.Latency(v, LatencyKind::kDrain, now_);
     longest_drain = std::max(longest_drain, drain);
     Push(now_ + drain, EventType::kDrainEnd, vid, v.attempt, 0);
@@ -406,30 +416,63 @@ JobRecord Engine::BaseRecord(int32_t id, JobStatus status, std::string_view reas
   return r;
 }
 
+JobTransition Engine::TransitionOf(int32_t id, JobStatus status, std::string_view reason) const {
+  const Job& j = st_.jobs[id];
+  JobTransition t;
+  t.time = now_;
+  t.slot = id;
+  t.share = j.share;
+  t.status = status;
+  t.capacity_error = reason == reasons::kInsufficientCapacity;
+  t.misconfigured = reasons::IsMisconfiguration(reason);
+  if (t.misconfigured && summary_->wants_example()) {
+    t.job_name = st_.NameOf(j);
+    t.reason = reason;
+  }
+  return t;
+}
+
 void Engine::EmitJob(int32_t id, JobStatus status, std::string_view reason, bool with_summary) {
   const Job& j = st_.jobs[id];
-  JobRecord r = BaseRecord(id, status, reason);
-  if (status == JobStatus::kScheduled) {
-    r.has_usage = true;
-    r.capacity_unit = st_.unit_names[j.unit];
-    r.unit_index = j.unit;
-    r.quantity = j.n;
-    borrowed_scratch_.clear();
-    for (const Part& p : st_.PartsOf(j)) {
-      borrowed_scratch_.push_back(BorrowedPart{st_.LenderName(p.lender), st_.unit_names[j.unit], p.qty});
+  if (summary_ != nullptr) {
+    JobTransition t = TransitionOf(id, status, reason);
+    if (status == JobStatus::kScheduled) {
+      t.unit = j.unit;
+      t.quantity = j.n;
+      t.borrowed = j.borrowed_total;  // the sum of its parts (Dispatch)
     }
-    r.borrowed = borrowed_scratch_;
+    t.has_preemption_summary = with_summary;
+    summary_->Apply(t);
   }
-  if (with_summary) {
-    r.has_preemption_summary = true;
-    r.preempted_attempt_count = j.preempted_count;
-    r.recent_preempted_attempts = st_.RecentOf(j);
+  if (opt_.job_records) {
+    JobRecord r = BaseRecord(id, status, reason);
+    if (status == JobStatus::kScheduled) {
+      r.has_usage = true;
+      r.capacity_unit = st_.unit_names[j.unit];
+      r.unit_index = j.unit;
+      r.quantity = j.n;
+      borrowed_scratch_.clear();
+      for (const Part& p : st_.PartsOf(j)) {
+        borrowed_scratch_.push_back(BorrowedPart{st_.LenderName(p.lender), st_.unit_names[j.unit], p.qty});
+      }
+      r.borrowed = borrowed_scratch_;
+    }
+    if (with_summary) {
+      r.has_preemption_summary = true;
+      r.preempted_attempt_count = j.preempted_count;
+      r.recent_preempted_attempts = st_.RecentOf(j);
+    }
+    sink_.OnJob(r);
   }
-  sink_.OnJob(r);
   if (status == JobStatus::kRunnable && opt_.wait_causes) {
     cause_fresh_.emplace_back(id, j.seq);
     cause_fresh_seqs_.insert(j.seq);
   }
+}
+
+void Engine::EmitCapacity(int32_t u) {
+  sink_.OnCapacity(CapacityRecord{now_, st_.unit_names[u], st_.se[u]});
+  if (summary_ != nullptr) summary_->OnCapacity(now_, u, st_.se[u]);
 }
 
 void Engine::EmitSnapshot() {

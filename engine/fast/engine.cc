@@ -35,6 +35,7 @@ Engine::Engine(const Scenario& config, ScenarioIndex index, LogSink& sink, const
       st_(config, options.knobs.value_or(config.knobs), std::move(index), options.huge_pages),
       settling_(options.skip_settled_shares && !st_.knobs.backfill),
       checker_(options.full_invariant_check) {
+  if (options.summary != nullptr) summary_ = std::make_unique<SummaryAccumulators>(options.wait_causes, options.huge_pages);
   settling_.unit_heads.assign(st_.unit_names.size(), 0);
   checker_.Resize(0, st_.NumUnits());
   SetTimeLimitActions(sc_.job_queue.time_limit_actions);
@@ -58,7 +59,7 @@ int32_t Engine::TimeLimitActionFor(std::string_view reason) const {
 
 RunStats Engine::Run() {
   for (int32_t u = 0; u < st_.NumUnits(); ++u) {
-    if (st_.se[u] > 0) sink_.OnCapacity(CapacityRecord{0, st_.unit_names[u], st_.se[u]});
+    if (st_.se[u] > 0) EmitCapacity(u);
   }
   const Knobs& knobs = st_.knobs;
   auto apply_internal = [this](const Event& ev) {
@@ -80,6 +81,10 @@ RunStats Engine::Run() {
     }
     now_ = t;
     end_time = t;
+    if (stats_.events_processed >= next_progress_) {
+      next_progress_ = stats_.events_processed + (1 << 16);
+      sink_.OnProgress(now_, stats_.jobs_submitted);
+    }
     bool passed = false;
     while (true) {
       for (const ScenarioEvent* ev; (ev = source_.Peek()) != nullptr && ev->time == t;) {
@@ -125,6 +130,11 @@ RunStats Engine::Run() {
   }
   stats_.end_time = end_time;
   sink_.OnEnd(end_time);
+  if (summary_ != nullptr) {
+    std::vector<std::string_view> share_names;
+    for (const Share& sh : st_.shares) share_names.emplace_back(sh.name);
+    *opt_.summary = summary_->Finish(end_time, stats_.invariant_violations, share_names, st_.unit_names);
+  }
   return stats_;
 }
 
@@ -140,7 +150,7 @@ void Engine::SweepHeadClocks() {
     uint32_t reason = 0;
     if (const int32_t h = sh.head; h != kNone) {
       const Job& j = st_.jobs[h];
-      if (j.status == JobStatus::kRunnable && IsMisconfigReason(st_.reasons.Text(j.reason))) {
+      if (j.status == JobStatus::kRunnable && reasons::IsMisconfiguration(st_.reasons.Text(j.reason))) {
         seq = j.seq;
         reason = j.reason;
       }

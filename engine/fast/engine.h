@@ -15,6 +15,7 @@
 //   settling.h          which shares a round may skip (settled, self-bound)
 //   decisions.h         borrow plan and victim sets, read-only
 //   invariant_checker.h invariants 1-6 on the accounts
+//   summary_accumulators.h  the run summary, kept as jobs move (RunOptions::summary)
 // and the Engine class below, which owns them and is split by concern:
 //   engine.cc    the run loop and internal events (time, attempts, drains)
 //   requests.cc  scenario requests: validation, submissions, configuration
@@ -45,6 +46,7 @@
 #define QS_ENGINE_FAST_ENGINE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -60,6 +62,7 @@
 #include "engine/fast/invariant_checker.h"
 #include "engine/fast/scenario_source.h"
 #include "engine/fast/settling.h"
+#include "engine/fast/summary_accumulators.h"
 #include "engine/fast/state.h"
 #include "engine/fast/visit_order.h"
 #include "engine/run.h"
@@ -207,7 +210,11 @@ class Engine {
     checker_.Touch(s, u);
   }
   JobRecord BaseRecord(int32_t id, JobStatus st, std::string_view reason) const;
+  // What the summary accumulators read of the record BaseRecord(id, st, reason) would start.
+  JobTransition TransitionOf(int32_t id, JobStatus st, std::string_view reason) const;
   void EmitJob(int32_t id, JobStatus st, std::string_view reason, bool with_summary = false);
+  // Unit u's capacity is now st_.se[u] (time 0, UpdateServiceEnvironment).
+  void EmitCapacity(int32_t u);
   void EmitSnapshot();
 
   const Scenario& sc_;  // configuration only: events come from source_
@@ -219,9 +226,11 @@ class Engine {
   VisitOrder order_;
   Settling settling_;
   InvariantChecker checker_;
+  std::unique_ptr<SummaryAccumulators> summary_;  // with RunOptions::summary
 
   SimTime now_ = 0;
   SimTime next_tick_ = -1;
+  int64_t next_progress_ = 0;  // stats_.events_processed at the next LogSink::OnProgress
   int64_t next_submit_ = 0;  // ordinal of the next named submission
   int64_t runnable_count_ = 0;
   bool round_dropped_ = false;  // a reservation was dropped in this round

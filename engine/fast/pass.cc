@@ -66,7 +66,7 @@ bool Engine::LookAt(int32_t s, int32_t id) {
     DropReservation(id);
     return false;
   }
-  if (IsMisconfigReason(st_.reasons.Text(j.reason))) SetReason(id, "");
+  if (reasons::IsMisconfiguration(st_.reasons.Text(j.reason))) SetReason(id, "");
   return true;
 }
 

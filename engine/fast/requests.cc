@@ -13,6 +13,7 @@ namespace qs::engine_internal {
 void Engine::Reject(const ScenarioEvent& ev, const absl::Status& status) {
   std::string msg = ClientExceptionMessage(status);
   sink_.OnRejected(RejectedRecord{now_, ActionName(ev.request), msg, ev.path});
+  if (summary_ != nullptr) summary_->OnRejected();
 }
 
 Engine::JobFactsHolder Engine::FactsOf(const std::optional<std::string>& job_id) const {
@@ -249,7 +250,7 @@ void Engine::UpdateEnvironment(const UpdateServiceEnvironmentRequest& r) {
     for (int32_t u = 0; u < st_.NumUnits(); ++u) {
       if (next[u] != st_.se[u]) {
         st_.se[u] = next[u];
-        sink_.OnCapacity(CapacityRecord{now_, st_.unit_names[u], st_.se[u]});
+        EmitCapacity(u);
       }
     }
   }

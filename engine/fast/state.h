@@ -386,8 +386,6 @@ struct FastState {
   void SumLimits();
 };
 
-inline bool IsMisconfigReason(std::string_view r) { return r.rfind("MISCONFIGURATION:", 0) == 0; }
-
 }  // namespace qs::engine_internal
 
 #endif  // QS_ENGINE_FAST_STATE_H_

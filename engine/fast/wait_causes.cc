@@ -31,7 +31,14 @@ WaitCause Engine::WaitCauseOf(int32_t s, int32_t h) {
 
 void Engine::EmitCause(int32_t id, WaitCause cause) {
   const Job& j = st_.jobs[id];
-  JobRecord r = BaseRecord(id, JobStatus::kRunnable, st_.reasons.Text(j.reason));
+  const std::string_view reason = st_.reasons.Text(j.reason);
+  if (summary_ != nullptr) {
+    JobTransition t = TransitionOf(id, JobStatus::kRunnable, reason);
+    t.wait_cause = cause;
+    summary_->Apply(t);
+  }
+  if (!opt_.job_records) return;
+  JobRecord r = BaseRecord(id, JobStatus::kRunnable, reason);
   r.wait_cause = cause;
   sink_.OnJob(r);
 }

@@ -279,4 +279,8 @@ void TeeSink::OnEnd(SimTime t) {
   for (LogSink* s : sinks_) s->OnEnd(t);
 }
 
+void TeeSink::OnProgress(SimTime now, int64_t jobs_submitted) {
+  for (LogSink* s : sinks_) s->OnProgress(now, jobs_submitted);
+}
+
 }  // namespace qs

@@ -117,6 +117,9 @@ inline constexpr std::string_view kTimeLimitPrefix =
     "Terminated by JobStateTimeLimit action due to reason: ";
 // The part of a MISCONFIGURATION reason before " - ".
 std::string_view ReasonCode(std::string_view reason);
+// A MISCONFIGURATION reason: the job cannot start as its share or the
+// environment is configured (docs/semantics.md §5).
+inline bool IsMisconfiguration(std::string_view reason) { return reason.rfind("MISCONFIGURATION:", 0) == 0; }
 }  // namespace reasons
 
 // Name used for capacity lent by the environment's unassigned part
@@ -216,6 +219,9 @@ class LogSink {
   virtual void OnCapacity(const CapacityRecord&) {}
   // The run ended at `end_time` (last processed instant, or the horizon).
   virtual void OnEnd(SimTime /*end_time*/) {}
+  // How far the run has come, every 64Ki events or so (for a progress
+  // line): the simulated time and the submissions accepted so far.
+  virtual void OnProgress(SimTime /*now*/, int64_t /*jobs_submitted*/) {}
 };
 
 // Formats records as JSON Lines into an internal buffer, flushed to `out`
@@ -240,6 +246,15 @@ class JsonlWriter : public LogSink {
   std::string buf_;
 };
 
+// Discards every record: for runs whose only output is the summary the
+// fast engine keeps itself (RunOptions::summary).
+class NullSink : public LogSink {
+ public:
+  void OnJob(const JobRecord&) override {}
+  void OnRejected(const RejectedRecord&) override {}
+  void OnSnapshot(const SnapshotRecord&) override {}
+};
+
 // Sends every record to each sink in order.
 class TeeSink : public LogSink {
  public:
@@ -249,6 +264,7 @@ class TeeSink : public LogSink {
   void OnSnapshot(const SnapshotRecord& r) override;
   void OnCapacity(const CapacityRecord& r) override;
   void OnEnd(SimTime t) override;
+  void OnProgress(SimTime now, int64_t jobs_submitted) override;
 
  private:
   std::vector<LogSink*> sinks_;

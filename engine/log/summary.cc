@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "engine/io/knobs_json.h"
 #include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
@@ -55,7 +56,9 @@ nlohmann::ordered_json ShareJson(const ShareSummary& s, bool with_capacity, bool
   return j;
 }
 
-void Accumulate(ShareSummary& total, const ShareSummary& s) {
+}  // namespace
+
+void AccumulateShare(ShareSummary& total, const ShareSummary& s) {
   total.submitted += s.submitted;
   total.succeeded += s.succeeded;
   total.failed += s.failed;
@@ -70,8 +73,6 @@ void Accumulate(ShareSummary& total, const ShareSummary& s) {
   total.capacity_errors += s.capacity_errors;
   for (size_t c = 0; c < s.wait_by_cause_ms.size(); ++c) total.wait_by_cause_ms[c] += s.wait_by_cause_ms[c];
 }
-
-}  // namespace
 
 DurationStats DurationStatsOf(std::vector<SimTime> v) {
   DurationStats d;
@@ -200,6 +201,12 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
     t.unit = nullptr;
   }
   ShareAcc& sh = t.share->second;
+  if (reasons::IsMisconfiguration(r.status_reason)) {
+    t.misconfigured = true;
+    if (never_ran_example_.empty()) {
+      never_ran_example_ = absl::StrCat(Sv(r.job_name), ": ", Sv(reasons::ReasonCode(r.status_reason)));
+    }
+  }
   if (r.status != JobStatus::kRunnable) CloseCause(t, r.time);
   switch (r.status) {
     case JobStatus::kSubmitted:
@@ -261,6 +268,7 @@ void SummaryBuilder::Apply(Track& t, const JobRecord& r) {
       CloseAttempt(t, r.time);
       SetWaiting(t, false, r.time);
       t.terminal = true;
+      if (t.misconfigured && !t.scheduled_once) ++never_ran_;
       t.reclaim_start = -1;
       if (r.status == JobStatus::kSucceeded) {
         ++sh.s.succeeded;
@@ -293,6 +301,7 @@ void SummaryBuilder::OnEnd(SimTime end_time) {
   ended_ = true;
   auto close = [&](Track& t) {
     if (!t.terminal) ++t.share->second.s.unfinished;
+    if (!t.terminal && t.misconfigured && !t.scheduled_once) ++never_ran_;
     CloseCause(t, end_time);
     CloseAttempt(t, end_time);
   };
@@ -312,6 +321,8 @@ Summary SummaryBuilder::Build(int64_t invariant_violations) const {
   out.invariant_violations = invariant_violations;
   out.rejected_requests = rejected_;
   out.wait_causes = saw_causes_ || wait_causes_expected_;
+  out.never_ran = never_ran_;
+  out.never_ran_example = never_ran_example_;
   out.backlog = backlog_;
   if (backlog_.last_submission > 0) {
     out.backlog.mean_over_arrivals = waiting_ms_at_last_submission_ / static_cast<double>(backlog_.last_submission);
@@ -323,7 +334,7 @@ Summary SummaryBuilder::Build(int64_t invariant_violations) const {
     s.reclaim = DurationStatsOf(acc.reclaims);
     all_waits.insert(all_waits.end(), acc.waits.begin(), acc.waits.end());
     all_reclaims.insert(all_reclaims.end(), acc.reclaims.begin(), acc.reclaims.end());
-    Accumulate(out.total, s);
+    AccumulateShare(out.total, s);
     out.shares[name] = std::move(s);
   }
   out.total.wait = DurationStatsOf(std::move(all_waits));
@@ -334,6 +345,13 @@ Summary SummaryBuilder::Build(int64_t invariant_violations) const {
     out.utilisation[unit] = cap_ms > 0 ? static_cast<double>(used) / static_cast<double>(cap_ms) : 0.0;
   }
   return out;
+}
+
+bool SameFigures(const Summary& a, const Summary& b) {
+  return a.end_time == b.end_time && a.backlog == b.backlog && a.invariant_violations == b.invariant_violations &&
+         a.rejected_requests == b.rejected_requests && a.total == b.total && a.wait_causes == b.wait_causes &&
+         a.utilisation == b.utilisation && a.shares == b.shares && a.never_ran == b.never_ran &&
+         a.never_ran_example == b.never_ran_example;
 }
 
 std::string SummaryToJson(const Summary& s) {

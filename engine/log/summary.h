@@ -63,6 +63,7 @@ struct DurationStats {
   int64_t count = 0;
   SimTime sum = 0;
   SimTime p50 = 0, p95 = 0, p99 = 0, max = 0;
+  bool operator==(const DurationStats&) const = default;
 };
 
 // Count, sum, nearest-rank p50/p95/p99 (ceil(p/100 * n), 1-based) and max
@@ -84,7 +85,12 @@ struct ShareSummary {
   // Milliseconds RUNNABLE by WaitCause (index), and CAPACITY_ERROR's
   // SCHEDULED time; in the JSON only when the log had cause lines.
   std::array<int64_t, kNumWaitCauses> wait_by_cause_ms{};
+  bool operator==(const ShareSummary&) const = default;
 };
+
+// Adds share s's counts, instance-ms and wait causes to `total` (not its
+// wait and reclaim statistics, which are ranked over all jobs).
+void AccumulateShare(ShareSummary& total, const ShareSummary& s);
 
 struct BacklogStats {
   int64_t peak = 0;
@@ -92,6 +98,7 @@ struct BacklogStats {
   double mean_over_arrivals = 0;
   int64_t at_last_submission = 0;
   SimTime last_submission = 0;
+  bool operator==(const BacklogStats&) const = default;
 };
 
 // Where a summary came from: the `run` object that leads the JSON, set by
@@ -121,7 +128,19 @@ struct Summary {
   bool wait_causes = false;  // the log had cause lines
   std::map<std::string, double> utilisation;  // unit -> fraction
   std::map<std::string, ShareSummary> shares;  // by name
+  // Jobs that never ran because their share or the environment cannot hold
+  // them: a MISCONFIGURATION reason and never SCHEDULED, ended so or still
+  // waiting at the end. Not in the JSON: `quotasim run` warns of them
+  // (`--strict` makes them an error), naming the first job of the run that
+  // had such a reason ("JOB: CODE").
+  int64_t never_ran = 0;
+  std::string never_ran_example;
 };
+
+// Whether two summaries have the same figures, every field but `run`
+// compared exactly (doubles included): the check of the fast engine's own
+// summary against SummaryBuilder's, cheaper than comparing their JSON.
+bool SameFigures(const Summary& a, const Summary& b);
 
 class SummaryBuilder : public LogSink {
  public:
@@ -166,6 +185,7 @@ class SummaryBuilder : public LogSink {
     bool dispatched = false;
     bool terminal = false;
     bool waiting = false;  // counted in waiting_
+    bool misconfigured = false;  // had a MISCONFIGURATION reason (Summary::never_ran)
   };
   static_assert(sizeof(Track) <= 72, "one track per job in flight: keep it small");
   void CloseAttempt(Track& t, SimTime now);
@@ -195,6 +215,8 @@ class SummaryBuilder : public LogSink {
   std::map<std::string, std::pair<int64_t, SimTime>> capacity_;  // unit -> (current, since)
   std::map<std::string, int64_t> capacity_ms_;                    // unit -> integral so far
   int64_t rejected_ = 0;
+  int64_t never_ran_ = 0;  // Summary::never_ran, once OnEnd() counted those still waiting
+  std::string never_ran_example_;
   // The backlog: jobs waiting now, its integral over time (job-ms) up to
   // backlog_since_, and the figures of BacklogStats.
   int64_t waiting_ = 0;

@@ -54,6 +54,7 @@ RunStats Engine::Run() {
   const SimTime interval = sc_.knobs.scheduling_interval;
   size_t next_scenario = 0;
   SimTime end_time = 0;
+  int64_t next_progress = 0;
   while (true) {
     std::optional<SimTime> next;
     if (next_scenario < sc_.events.size()) next = sc_.events[next_scenario].time;
@@ -68,6 +69,10 @@ RunStats Engine::Run() {
     }
     now_ = *next;
     end_time = now_;
+    if (stats_.events_processed >= next_progress) {  // a progress line's figures (LogSink::OnProgress)
+      next_progress = stats_.events_processed + (1 << 16);
+      sink_.OnProgress(now_, stats_.jobs_submitted);
+    }
     // Scenario events first at any instant, then internal events in creation
     // order, including those created while processing (§1).
     while (next_scenario < sc_.events.size() && sc_.events[next_scenario].time == now_) {

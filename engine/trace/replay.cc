@@ -287,7 +287,6 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
   const WorkloadStream stream(w, p);
   const Scenario& head = stream.head();
   const std::vector<std::string>& names = stream.share_names();
-  SummaryBuilder summary;
   ReplayObserver observer(w, stream.JobShares(), static_cast<int>(names.size()), options.bucket,
                           options.progress);
   // The shares as the policy declares them (the per-share table), and each
@@ -303,9 +302,11 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
     for (const CapacityLimit& l : d->limits) limit += l.capacity_unit == w.instance_type ? l.max_capacity : 0;
     observer.SetLimit(static_cast<size_t>(it - names.begin()), ev.time, limit);
   }
-  // The observer feeds the compare files and the progress counters; a
-  // replay that asks for neither leaves it out.
-  std::vector<LogSink*> sinks = {&summary};
+  // The engine keeps the summary itself (RunOptions::summary). The
+  // observer feeds the compare files and the progress counters; a replay
+  // that asks for neither leaves it out, and with no log either the engine
+  // makes no job records.
+  std::vector<LogSink*> sinks;
   if (options.report || options.progress != nullptr) sinks.push_back(&observer);
   // The log appears under its name only when complete (AtomicFile).
   std::unique_ptr<AtomicFile> events_file;
@@ -317,9 +318,11 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
     sinks.push_back(writer.get());
   }
   TeeSink tee(sinks);
+  PolicyRun out;
   RunOptions ro;
   ro.check_invariants = options.check_invariants;
-  PolicyRun out;
+  ro.summary = &out.summary;
+  ro.job_records = !sinks.empty();
   out.policy = p.name;
   out.description = p.description;
   absl::StatusOr<RunStats> stats = RunFastEngine(stream, stream.Index(), tee, ro);
@@ -330,7 +333,6 @@ absl::StatusOr<PolicyRun> RunPolicy(const Workload& w, const Policy& p, const Ru
     if (absl::Status st = events_file->Commit(); !st.ok()) return st;
   }
   if (options.progress != nullptr) options.progress->runs_done.fetch_add(1, std::memory_order_relaxed);
-  out.summary = summary.Build(out.stats.invariant_violations);
   out.summary.run = RunProvenance{absl::StrCat(w.trace_name, " under ", p.name), "fast", options.tool_version, head.knobs,
                                   ro.cycle_preemptions, ro.check_invariants, out.stats.stopped, {}};
   out.summary_json = SummaryToJson(out.summary);

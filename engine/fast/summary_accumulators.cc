@@ -1,0 +1,233 @@
+#include "engine/fast/summary_accumulators.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/util/strings.h"
+
+namespace qs::engine_internal {
+
+void SummaryAccumulators::SetWaiting(JobAcc& j, bool waiting, SimTime now) {
+  if (j.waiting == waiting) return;
+  waiting_ms_ += static_cast<double>(waiting_) * static_cast<double>(now - backlog_since_);
+  backlog_since_ = now;
+  j.waiting = waiting;
+  waiting_ += waiting ? 1 : -1;
+  if (waiting_ > backlog_.peak) {
+    backlog_.peak = waiting_;
+    backlog_.peak_time = now;
+  }
+}
+
+void SummaryAccumulators::CloseCause(JobAcc& j, SimTime now) {
+  if (j.cause == WaitCause::kNone) return;
+  shares_[static_cast<size_t>(j.share)].s.wait_by_cause_ms[static_cast<size_t>(j.cause)] += now - j.cause_since;
+  j.cause = WaitCause::kNone;
+}
+
+void SummaryAccumulators::CloseAttempt(JobAcc& j, SimTime now) {
+  if (!j.dispatched) return;
+  std::pair<int64_t, int64_t>& ms = shares_[static_cast<size_t>(j.share)].unit_ms[static_cast<size_t>(j.unit)];
+  ms.first += j.own * (now - j.attempt_start);
+  ms.second += j.borrowed * (now - j.attempt_start);
+  j.dispatched = false;
+  j.running_since = -1;
+}
+
+void SummaryAccumulators::Apply(const JobTransition& r) {
+  JobAcc& j = JobAt(r.slot);
+  if (!j.live) {
+    j.live = true;
+    j.share = r.share;
+  }
+  ShareAcc& sh = ShareAt(j.share);
+  sh.present = true;
+  if (r.misconfigured) {
+    j.misconfigured = true;
+    if (never_ran_example_.empty()) {
+      never_ran_example_ = absl::StrCat(Sv(r.job_name), ": ", Sv(reasons::ReasonCode(r.reason)));
+    }
+  }
+  if (r.status != JobStatus::kRunnable) CloseCause(j, r.time);
+  switch (r.status) {
+    case JobStatus::kSubmitted:
+      ++sh.s.submitted;
+      SetWaiting(j, true, r.time);
+      backlog_.at_last_submission = waiting_;
+      backlog_.last_submission = r.time;
+      waiting_ms_at_last_submission_ =
+          waiting_ms_ + static_cast<double>(waiting_) * static_cast<double>(r.time - backlog_since_);
+      break;
+    case JobStatus::kRunnable:
+      if (r.has_preemption_summary && j.running_since >= 0) {
+        sh.s.work_lost_instance_ms += (j.own + j.borrowed) * (r.time - j.running_since);
+      }
+      if (r.wait_cause != WaitCause::kNone) {  // a cause line
+        saw_causes_ = true;
+        CloseCause(j, r.time);
+        j.cause = r.wait_cause;
+        j.cause_since = r.time;
+        break;
+      }
+      if (j.dispatched && r.capacity_error) {
+        ++sh.s.capacity_errors;
+        sh.s.wait_by_cause_ms[static_cast<size_t>(WaitCause::kCapacityError)] += r.time - j.attempt_start;
+      }
+      CloseAttempt(j, r.time);
+      SetWaiting(j, true, r.time);
+      if (j.first_runnable < 0) j.first_runnable = r.time;
+      break;
+    case JobStatus::kScheduled: {
+      if (r.preemption != PreemptionType::kNone) break;  // preemption start on a SCHEDULED job
+      if (!j.scheduled_once) {
+        j.scheduled_once = true;
+        sh.waits.push_back(r.time - j.first_runnable);
+      }
+      if (j.reclaim_start >= 0) {
+        sh.reclaims.push_back(r.time - j.reclaim_start);
+        j.reclaim_start = -1;
+      }
+      j.dispatched = true;
+      SetWaiting(j, false, r.time);
+      j.attempt_start = r.time;
+      j.unit = r.unit;
+      const size_t u = static_cast<size_t>(r.unit);
+      if (u >= sh.unit_ms.size()) {
+        sh.unit_ms.resize(u + 1);
+        sh.unit_seen.resize(u + 1);
+      }
+      sh.unit_seen[u] = 1;
+      j.borrowed = static_cast<int32_t>(r.borrowed);
+      j.own = static_cast<int32_t>(r.quantity - r.borrowed);
+      break;
+    }
+    case JobStatus::kRunning:
+      if (r.preemption == PreemptionType::kNone) {
+        j.running_since = r.time;
+      } else if (j.running_since >= 0) {
+        // Preemption start: the checkpointed part of the run is not lost.
+        j.running_since += r.checkpointed_ms;
+      }
+      break;
+    case JobStatus::kSucceeded:
+    case JobStatus::kFailed:
+      if (r.has_preemption_summary && j.running_since >= 0) {
+        sh.s.work_lost_instance_ms += (j.own + j.borrowed) * (r.time - j.running_since);
+      }
+      CloseAttempt(j, r.time);
+      SetWaiting(j, false, r.time);
+      if (r.status == JobStatus::kSucceeded) {
+        ++sh.s.succeeded;
+      } else {
+        ++sh.s.failed;
+      }
+      break;
+    default:
+      break;
+  }
+  if (r.preemption == PreemptionType::kCrossShare) {
+    ++sh.s.preempted_cross;
+    // The job it makes room for is in flight: it has its entry (no resize,
+    // which would move `j`).
+    const size_t b = static_cast<size_t>(r.preempted_for_slot);
+    if (b < jobs_.size() && jobs_[b].live && jobs_[b].reclaim_start < 0) jobs_[b].reclaim_start = r.time;
+  } else if (r.preemption == PreemptionType::kInShare) {
+    ++sh.s.preempted_in;
+  }
+  if (IsTerminal(r.status)) {
+    if (j.misconfigured && !j.scheduled_once) ++ended_never_ran_;
+    j = JobAcc{};  // the slot's next job starts afresh
+  }
+}
+
+void SummaryAccumulators::OnCapacity(SimTime time, int32_t unit, int64_t max_capacity) {
+  const size_t u = static_cast<size_t>(unit);
+  if (u >= capacity_.size()) capacity_.resize(u + 1);
+  UnitCapacity& c = capacity_[u];
+  if (!c.present) {
+    c.present = true;
+    c.since = time;
+  }
+  c.ms += c.current * (time - c.since);
+  c.current = max_capacity;
+  c.since = time;
+}
+
+Summary SummaryAccumulators::Finish(SimTime end_time, int64_t invariant_violations,
+                                    const std::vector<std::string_view>& share_names,
+                                    const std::vector<std::string_view>& unit_names) {
+  Summary out;
+  out.end_time = end_time;
+  out.invariant_violations = invariant_violations;
+  out.rejected_requests = rejected_;
+  out.wait_causes = saw_causes_ || wait_causes_expected_;
+  out.never_ran = ended_never_ran_;
+  out.never_ran_example = never_ran_example_;
+  for (JobAcc& j : jobs_) {
+    if (!j.live) continue;
+    ShareAcc& sh = shares_[static_cast<size_t>(j.share)];
+    ++sh.s.unfinished;
+    CloseCause(j, end_time);
+    CloseAttempt(j, end_time);
+    if (j.misconfigured && !j.scheduled_once) ++out.never_ran;
+  }
+  out.backlog = backlog_;
+  if (backlog_.last_submission > 0) {
+    out.backlog.mean_over_arrivals = waiting_ms_at_last_submission_ / static_cast<double>(backlog_.last_submission);
+  }
+  // Shares by name, as SummaryBuilder keys them.
+  struct Named {
+    ShareSummary s;
+    std::vector<SimTime> waits, reclaims;
+  };
+  std::map<std::string, Named> by_name;
+  for (size_t i = 0; i < shares_.size(); ++i) {
+    ShareAcc& sh = shares_[i];
+    if (!sh.present) continue;
+    Named& n = by_name[std::string(share_names[i])];
+    ShareSummary& s = n.s;
+    s.submitted += sh.s.submitted;
+    s.succeeded += sh.s.succeeded;
+    s.failed += sh.s.failed;
+    s.unfinished += sh.s.unfinished;
+    s.preempted_cross += sh.s.preempted_cross;
+    s.preempted_in += sh.s.preempted_in;
+    s.work_lost_instance_ms += sh.s.work_lost_instance_ms;
+    s.capacity_errors += sh.s.capacity_errors;
+    for (size_t c = 0; c < s.wait_by_cause_ms.size(); ++c) s.wait_by_cause_ms[c] += sh.s.wait_by_cause_ms[c];
+    for (size_t u = 0; u < sh.unit_seen.size(); ++u) {
+      if (!sh.unit_seen[u]) continue;
+      std::pair<int64_t, int64_t>& ms = s.instance_ms[std::string(unit_names[u])];
+      ms.first += sh.unit_ms[u].first;
+      ms.second += sh.unit_ms[u].second;
+    }
+    n.waits.insert(n.waits.end(), sh.waits.begin(), sh.waits.end());
+    n.reclaims.insert(n.reclaims.end(), sh.reclaims.begin(), sh.reclaims.end());
+  }
+  std::vector<SimTime> all_waits, all_reclaims;
+  for (auto& [name, n] : by_name) {
+    ShareSummary& s = n.s;
+    s.wait = DurationStatsOf(n.waits);
+    s.reclaim = DurationStatsOf(n.reclaims);
+    all_waits.insert(all_waits.end(), n.waits.begin(), n.waits.end());
+    all_reclaims.insert(all_reclaims.end(), n.reclaims.begin(), n.reclaims.end());
+    AccumulateShare(out.total, s);
+    out.shares[name] = std::move(s);
+  }
+  out.total.wait = DurationStatsOf(std::move(all_waits));
+  out.total.reclaim = DurationStatsOf(std::move(all_reclaims));
+  for (size_t u = 0; u < capacity_.size(); ++u) {
+    UnitCapacity& c = capacity_[u];
+    if (!c.present) continue;
+    const int64_t cap_ms = c.ms + c.current * (end_time - c.since);
+    auto it = out.total.instance_ms.find(std::string(unit_names[u]));
+    const int64_t used = it == out.total.instance_ms.end() ? 0 : it->second.first + it->second.second;
+    out.utilisation[std::string(unit_names[u])] = cap_ms > 0 ? static_cast<double>(used) / static_cast<double>(cap_ms) : 0.0;
+  }
+  return out;
+}
+
+}  // namespace qs::engine_internal

@@ -1,0 +1,150 @@
+// File: engine/fast/summary_accumulators.h
+//
+// The run summary kept by the fast engine itself (RunOptions::summary;
+// `quotasim run --summary` without --events): the same Summary, byte for
+// byte, that SummaryBuilder (engine/log/summary.h) computes from the event
+// log records, whose definitions it follows. SummaryBuilder stays as its
+// check: tests and the differential fuzzer compare the two on every input.
+//
+// Why a second implementation: building a JobRecord for every transition,
+// handing it through the sinks and finding the job's track again by its
+// slot was about a fifth of a run's engine thread (1e6 jobs, steady and
+// stress). Here the engine hands each transition over as a few integers
+// (JobTransition) at the point it would emit the record; the per-job state
+// is 64 bytes in an array indexed by the engine's job slot (slots are
+// reused, so it holds the jobs in flight; in huge pages when it is big);
+// shares and instance types are indices, named once, in Finish().
+//
+// The engine calls Apply() exactly where it emits a job record, in the same
+// order, so the backlog's time integral (a floating-point sum) adds the
+// same terms in the same order as SummaryBuilder's.
+//
+// Thread-compatible: the engine's thread only.
+#ifndef QS_ENGINE_FAST_SUMMARY_ACCUMULATORS_H_
+#define QS_ENGINE_FAST_SUMMARY_ACCUMULATORS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/log/event_log.h"
+#include "engine/log/summary.h"
+#include "engine/model/time.h"
+#include "engine/util/huge_pages.h"
+
+namespace qs::engine_internal {
+
+// What the summary reads of one job record (JobRecord's fields it uses,
+// as indices and counts).
+struct JobTransition {
+  SimTime time = 0;
+  int32_t slot = -1;   // JobRecord::job_slot
+  int32_t share = -1;  // JobRecord::share_index
+  JobStatus status = JobStatus::kSubmitted;
+  // status_reason is SageMaker's capacity error / starts "MISCONFIGURATION:".
+  bool capacity_error = false;
+  bool misconfigured = false;
+  // For the first misconfigured job of the run (wants_example()): its name
+  // and reason, for Summary::never_ran_example.
+  std::string_view job_name, reason;
+  // SCHEDULED lines: the instance type, the instances and their borrowed part.
+  int32_t unit = -1;
+  int64_t quantity = 0, borrowed = 0;
+  // Preemption-start lines.
+  PreemptionType preemption = PreemptionType::kNone;
+  int32_t preempted_for_slot = -1;
+  SimTime checkpointed_ms = 0;
+  bool has_preemption_summary = false;
+  WaitCause wait_cause = WaitCause::kNone;
+};
+
+class SummaryAccumulators {
+ public:
+  // `wait_causes`: SummaryBuilder::set_wait_causes.
+  // `huge_pages`: RunOptions::huge_pages, for the per-slot array.
+  SummaryAccumulators(bool wait_causes, bool huge_pages)
+      : jobs_(HugePageAllocator<JobAcc>(huge_pages)), wait_causes_expected_(wait_causes) {}
+
+  void Apply(const JobTransition& t);
+  void OnRejected() { ++rejected_; }
+  void OnCapacity(SimTime time, int32_t unit, int64_t max_capacity);
+  // Whether Apply() wants job_name and reason with a misconfigured transition.
+  bool wants_example() const { return never_ran_example_.empty(); }
+
+  // The run ended at end_time: closes every open attempt and cause, counts
+  // the unfinished jobs. `share_names` and `unit_names` by index (two share
+  // indices of one name, a share deleted and created again, are one share,
+  // as SummaryBuilder keys shares by name).
+  Summary Finish(SimTime end_time, int64_t invariant_violations, const std::vector<std::string_view>& share_names,
+                 const std::vector<std::string_view>& unit_names);
+
+ private:
+  // One per job slot; reset when the job ends.
+  struct JobAcc {
+    SimTime first_runnable = -1;
+    SimTime attempt_start = 0;
+    SimTime running_since = -1;
+    SimTime reclaim_start = -1;
+    SimTime cause_since = 0;
+    int32_t own = 0, borrowed = 0;
+    int32_t share = -1;
+    int32_t unit = -1;  // of the attempt
+    WaitCause cause = WaitCause::kNone;  // an open cause line's
+    bool live = false;
+    bool scheduled_once = false;
+    bool dispatched = false;
+    bool waiting = false;  // counted in waiting_
+    bool misconfigured = false;  // had a MISCONFIGURATION reason
+  };
+  static_assert(sizeof(JobAcc) == 64, "a cache line per job slot");
+  struct ShareAcc {
+    bool present = false;  // a record of one of its jobs was seen
+    ShareSummary s;        // all but instance_ms, wait and reclaim
+    // By unit index: (own, borrowed) instance-ms, and whether a SCHEDULED
+    // line of the share named the unit (SummaryBuilder's map entry).
+    std::vector<std::pair<int64_t, int64_t>> unit_ms;
+    std::vector<uint8_t> unit_seen;
+    std::vector<SimTime> waits, reclaims;
+  };
+
+  JobAcc& JobAt(int32_t slot) {
+    const size_t i = static_cast<size_t>(slot);
+    if (i >= jobs_.size()) jobs_.resize(std::max(i + 1, 2 * jobs_.size()));
+    return jobs_[i];
+  }
+  ShareAcc& ShareAt(int32_t share) {
+    const size_t i = static_cast<size_t>(share);
+    if (i >= shares_.size()) shares_.resize(i + 1);
+    return shares_[i];
+  }
+  void SetWaiting(JobAcc& j, bool waiting, SimTime now);
+  void CloseCause(JobAcc& j, SimTime now);
+  void CloseAttempt(JobAcc& j, SimTime now);
+
+  std::vector<JobAcc, HugePageAllocator<JobAcc>> jobs_;
+  std::vector<ShareAcc> shares_;
+  // By unit index: (current capacity, since), present, and the integral so far.
+  struct UnitCapacity {
+    bool present = false;
+    int64_t current = 0;
+    SimTime since = 0;
+    int64_t ms = 0;
+  };
+  std::vector<UnitCapacity> capacity_;
+  bool saw_causes_ = false;
+  const bool wait_causes_expected_;
+  int64_t rejected_ = 0;
+  int64_t waiting_ = 0;
+  SimTime backlog_since_ = 0;
+  double waiting_ms_ = 0;
+  double waiting_ms_at_last_submission_ = 0;
+  BacklogStats backlog_;
+  int64_t ended_never_ran_ = 0;
+  std::string never_ran_example_;
+};
+
+}  // namespace qs::engine_internal
+
+#endif  // QS_ENGINE_FAST_SUMMARY_ACCUMULATORS_H_
