@@ -130,11 +130,6 @@ RunStats Engine::Run() {
   }
   stats_.end_time = end_time;
   sink_.OnEnd(end_time);
-  if (summary_ != nullptr) {
-    std::vector<std::string_view> share_names;
-    for (const Share& sh : st_.shares) share_names.emplace_back(sh.name);
-    *opt_.summary = summary_->Finish(end_time, stats_.invariant_violations, share_names, st_.unit_names);
-  }
   return stats_;
 }
 
@@ -303,9 +298,41 @@ absl::Status Engine::CheckInvariants() {
 
 }  // namespace engine_internal
 
+engine_internal::Engine::PendingSummary engine_internal::Engine::TakeSummary() {
+  PendingSummary p;
+  if (summary_ == nullptr) return p;
+  p.accumulators = std::move(summary_);
+  for (const engine_internal::Share& sh : st_.shares) p.share_names.push_back(sh.name);
+  p.unit_names.assign(st_.unit_names.begin(), st_.unit_names.end());
+  p.end_time = stats_.end_time;
+  p.invariant_violations = stats_.invariant_violations;
+  return p;
+}
+
+namespace {
+
+// The run's summary into RunOptions::summary, once the engine is gone: the
+// waits (8 bytes a job) are ranked after the job records, name tables and
+// queues were freed, so that their peak does not add to the run's.
+void FinishSummary(engine_internal::Engine::PendingSummary& p, const RunOptions& options) {
+  if (p.accumulators == nullptr) return;
+  const std::vector<std::string_view> shares(p.share_names.begin(), p.share_names.end());
+  const std::vector<std::string_view> units(p.unit_names.begin(), p.unit_names.end());
+  *options.summary = p.accumulators->Finish(p.end_time, p.invariant_violations, shares, units);
+}
+
+}  // namespace
+
 RunStats RunFastEngine(const Scenario& scenario, LogSink& sink, const RunOptions& options) {
-  engine_internal::Engine engine(scenario, sink, options);
-  return engine.Run();
+  RunStats stats;
+  engine_internal::Engine::PendingSummary summary;
+  {
+    engine_internal::Engine engine(scenario, sink, options);
+    stats = engine.Run();
+    summary = engine.TakeSummary();
+  }
+  FinishSummary(summary, options);
+  return stats;
 }
 
 absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, LogSink& sink, const RunOptions& options) {
@@ -316,9 +343,15 @@ absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, LogSink& sink,
 
 absl::StatusOr<RunStats> RunFastEngine(const EventStream& stream, ScenarioIndex index, LogSink& sink,
                                        const RunOptions& options) {
-  engine_internal::Engine engine(stream, std::move(index), sink, options);
-  RunStats stats = engine.Run();
-  if (absl::Status st = engine.FinishStream(); !st.ok()) return st;
+  RunStats stats;
+  engine_internal::Engine::PendingSummary summary;
+  {
+    engine_internal::Engine engine(stream, std::move(index), sink, options);
+    stats = engine.Run();
+    if (absl::Status st = engine.FinishStream(); !st.ok()) return st;
+    summary = engine.TakeSummary();
+  }
+  FinishSummary(summary, options);
   return stats;
 }
 

@@ -87,6 +87,16 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   RunStats Run();
+  // After Run() with RunOptions::summary: what the summary still needs,
+  // taken out so that the engine's state can be freed before its waits are
+  // ranked (FinishSummary; RunFastEngine does both).
+  struct PendingSummary {
+    std::unique_ptr<SummaryAccumulators> accumulators;
+    std::vector<std::string> share_names, unit_names;
+    SimTime end_time = 0;
+    int64_t invariant_violations = 0;
+  };
+  PendingSummary TakeSummary();
   // After Run(): OK, or the error that stopped a streamed run early, or one
   // in a block a run that stopped early had not read (ScenarioSource::ReadUnread).
   absl::Status FinishStream() { return source_.ReadUnread(); }

@@ -74,7 +74,9 @@ void AccumulateShare(ShareSummary& total, const ShareSummary& s) {
   for (size_t c = 0; c < s.wait_by_cause_ms.size(); ++c) total.wait_by_cause_ms[c] += s.wait_by_cause_ms[c];
 }
 
-DurationStats DurationStatsOf(std::vector<SimTime> v) {
+DurationStats DurationStatsOf(std::vector<SimTime> v) { return DurationStatsIn(v); }
+
+DurationStats DurationStatsIn(std::span<SimTime> v) {
   DurationStats d;
   if (v.empty()) return d;
   const size_t n = v.size();

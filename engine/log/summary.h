@@ -48,6 +48,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,8 @@ struct DurationStats {
 // of `values` (waits, reclaim latencies); zeros when empty. Linear time: the
 // order statistics are selected, not sorted for.
 DurationStats DurationStatsOf(std::vector<SimTime> values);
+// The same of `values` in place (reordering them), with no copy.
+DurationStats DurationStatsIn(std::span<SimTime> values);
 
 struct ShareSummary {
   int64_t submitted = 0, succeeded = 0, failed = 0, unfinished = 0;
