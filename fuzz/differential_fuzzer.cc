@@ -42,9 +42,6 @@ struct Log {
   std::string text;  // empty when the run was made for its digest only
   uint64_t digest = 0;  // of the records other than cause lines
   qs::RunStats stats;
-  // The reference's: SummaryBuilder over its records. The fast engine's
-  // 1-thread run: its own (RunOptions::summary).
-  qs::Summary summary;
 };
 
 // A summary as bytes: its JSON and the figures the JSON leaves out.
@@ -69,12 +66,14 @@ constexpr int64_t kCyclePreemptions = 1000;
 // recounts everything after every event and cost a third of each
 // execution (libFuzzer profile); the random-scenario differential test
 // (engine/conformance/differential_test.cc) still runs it.
-void RunFast(const qs::Scenario& sc, Log& log, bool check, bool wait_causes, bool text, bool summary = false) {
+// `summary`: the fast engine's own summary (RunOptions::summary), when not null.
+void RunFast(const qs::Scenario& sc, Log& log, bool check, bool wait_causes, bool text,
+             qs::Summary* summary = nullptr) {
   qs::RunOptions o;
   o.check_invariants = check;
   o.cycle_preemptions = kCyclePreemptions;
   o.wait_causes = wait_causes;
-  if (summary) o.summary = &log.summary;
+  o.summary = summary;
   DigestLog digest;
   if (text) {
     StringLog w(&log.text);
@@ -87,13 +86,14 @@ void RunFast(const qs::Scenario& sc, Log& log, bool check, bool wait_causes, boo
   log.digest = digest.digest();
 }
 
-void RunReference(const qs::Scenario& sc, Log& log, bool wait_causes) {
+// `summary`: SummaryBuilder's of the reference's records.
+void RunReference(const qs::Scenario& sc, Log& log, bool wait_causes, qs::Summary& summary) {
   StringLog w(&log.text);
-  qs::SummaryBuilder summary;
-  summary.set_wait_causes(wait_causes);
-  qs::TeeSink both({&w, &summary});
+  qs::SummaryBuilder builder;
+  builder.set_wait_causes(wait_causes);
+  qs::TeeSink both({&w, &builder});
   log.stats = qs::RunReferenceEngine(sc, both, /*check_invariants=*/false, kCyclePreemptions, wait_causes);
-  log.summary = summary.Build(log.stats.invariant_violations);
+  summary = builder.Build(log.stats.invariant_violations);
 }
 
 // Whether a log line is a cause line (docs/semantics.md §9): its last key,
@@ -167,8 +167,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // cause lines, and the 2-thread run, with causes the other way, the same
   // log once cause lines are taken out.
   const bool causes = (size & 1) != 0;
-  RunReference(*sc, reference, causes);
-  arena1->execute([&] { RunFast(*sc, in1, /*check=*/true, causes, /*text=*/true, /*summary=*/true); });
+  // The summaries live for this execution only: kept across executions
+  // (in the static logs), their allocations made libFuzzer see more mallocs
+  // than frees and run a quarter of the inputs again to look for a leak.
+  qs::Summary reference_summary, fast_summary;
+  RunReference(*sc, reference, causes, reference_summary);
+  arena1->execute([&] { RunFast(*sc, in1, /*check=*/true, causes, /*text=*/true, &fast_summary); });
   QS_FUZZ_CHECK(in1.stats.invariant_violations == 0,
                 "fast engine checker: " << in1.stats.invariant_violations << " violation(s); first: "
                                         << in1.stats.violation_messages.front());
@@ -176,9 +180,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The fast engine's own summary against SummaryBuilder's of the
   // reference's records (both count 0 violations: the fast engine's were
   // checked above, the reference's checks are off).
-  if (!qs::SameFigures(in1.summary, reference.summary)) {
+  if (!qs::SameFigures(fast_summary, reference_summary)) {
     QS_FUZZ_CHECK(false, "summary mismatch (A = the fast engine's own, B = SummaryBuilder over the reference's "
-                         "records):\n--- A\n" << SummaryBytes(in1.summary) << "\n--- B\n" << SummaryBytes(reference.summary));
+                         "records):\n--- A\n" << SummaryBytes(fast_summary) << "\n--- B\n" << SummaryBytes(reference_summary));
   }
   // victimReturn BEHIND_RESERVATION is cycle-free (docs/semantics.md §6):
   // a guard stop is a failure; IN_PLACE may cycle by design.
