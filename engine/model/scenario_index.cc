@@ -153,6 +153,7 @@ JobNames JobNames::Build(std::string_view chars, const std::vector<uint64_t>& en
     }
     i = end;
   }
+  out.chars_.shrink_to_fit();  // room was reserved for repeated names too
   return out;
 }
 
