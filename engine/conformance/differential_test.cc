@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -50,33 +49,16 @@ std::string SummaryText(const Summary& s) {
 // engine's own (RunOptions::summary), with its records on and off, and
 // SummaryBuilder's over each engine's records. Wait causes on for `causes`.
 void ExpectEnginesAgree(const Scenario& sc, const std::string& what, bool causes = false) {
-  testing::Captured fast, ref;
   Summary in_engine;
   SummaryBuilder from_fast, from_ref;
   from_fast.set_wait_causes(causes);
   from_ref.set_wait_causes(causes);
-  {
-    std::ostringstream out;
-    {
-      JsonlWriter w(&out);
-      TeeSink both({&w, &from_fast});
-      RunOptions o;
-      o.full_invariant_check = true;
-      o.wait_causes = causes;
-      o.summary = &in_engine;
-      fast.stats = RunFastEngine(sc, both, o);
-    }
-    fast.log = out.str();
-  }
-  {
-    std::ostringstream out;
-    {
-      JsonlWriter w(&out);
-      TeeSink both({&w, &from_ref});
-      ref.stats = RunReferenceEngine(sc, both, /*check_invariants=*/true, kDefaultCyclePreemptions, causes);
-    }
-    ref.log = out.str();
-  }
+  RunOptions checked;
+  checked.full_invariant_check = true;
+  checked.wait_causes = causes;
+  checked.summary = &in_engine;
+  const testing::Captured fast = testing::CaptureFast(sc, checked, &from_fast);
+  const testing::Captured ref = testing::CaptureReference(sc, kDefaultCyclePreemptions, causes, &from_ref);
   ASSERT_EQ(testing::FirstDifference(fast.log, ref.log), "") << what;
   EXPECT_EQ(fast.stats.invariant_violations, 0)
       << what << ": " << (fast.stats.violation_messages.empty() ? "" : fast.stats.violation_messages[0]);

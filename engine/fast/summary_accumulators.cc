@@ -201,23 +201,11 @@ Summary SummaryAccumulators::Finish(SimTime end_time, int64_t invariant_violatio
   for (size_t i = 0; i < shares_.size(); ++i) {
     ShareAcc& sh = shares_[i];
     if (!sh.present) continue;
-    Named& n = by_name[std::string(share_names[i])];
-    ShareSummary& s = n.s;
-    s.submitted += sh.s.submitted;
-    s.succeeded += sh.s.succeeded;
-    s.failed += sh.s.failed;
-    s.unfinished += sh.s.unfinished;
-    s.preempted_cross += sh.s.preempted_cross;
-    s.preempted_in += sh.s.preempted_in;
-    s.work_lost_instance_ms += sh.s.work_lost_instance_ms;
-    s.capacity_errors += sh.s.capacity_errors;
-    for (size_t c = 0; c < s.wait_by_cause_ms.size(); ++c) s.wait_by_cause_ms[c] += sh.s.wait_by_cause_ms[c];
     for (size_t u = 0; u < sh.unit_seen.size(); ++u) {
-      if (!sh.unit_seen[u]) continue;
-      std::pair<int64_t, int64_t>& ms = s.instance_ms[std::string(unit_names[u])];
-      ms.first += sh.unit_ms[u].first;
-      ms.second += sh.unit_ms[u].second;
+      if (sh.unit_seen[u]) sh.s.instance_ms[std::string(unit_names[u])] = sh.unit_ms[u];
     }
+    Named& n = by_name[std::string(share_names[i])];
+    AccumulateShare(n.s, sh.s);
     total_waits += sh.waits.size();
     total_reclaims += sh.reclaims.size();
     join(n.waits, sh.waits);

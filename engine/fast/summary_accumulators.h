@@ -101,7 +101,7 @@ class SummaryAccumulators {
   static_assert(sizeof(JobAcc) == 64, "a cache line per job slot");
   struct ShareAcc {
     bool present = false;  // a record of one of its jobs was seen
-    ShareSummary s;        // all but instance_ms, wait and reclaim
+    ShareSummary s;        // all but wait and reclaim; instance_ms filled from unit_ms in Finish()
     // By unit index: (own, borrowed) instance-ms, and whether a SCHEDULED
     // line of the share named the unit (SummaryBuilder's map entry).
     std::vector<std::pair<int64_t, int64_t>> unit_ms;

@@ -7,6 +7,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine/log/event_log.h"
 #include "engine/run.h"
@@ -19,12 +20,14 @@ struct Captured {
   RunStats stats;
 };
 
-inline Captured CaptureFast(const Scenario& sc, const RunOptions& o) {
+// `extra`, when set, sees every record beside the log (a SummaryBuilder).
+inline Captured CaptureFast(const Scenario& sc, const RunOptions& o, LogSink* extra = nullptr) {
   std::ostringstream out;
   Captured c;
   {
     JsonlWriter w(&out);
-    c.stats = RunFastEngine(sc, w, o);
+    TeeSink both(extra != nullptr ? std::vector<LogSink*>{&w, extra} : std::vector<LogSink*>{&w});
+    c.stats = RunFastEngine(sc, both, o);
   }
   c.log = out.str();
   return c;
@@ -37,12 +40,14 @@ inline Captured CaptureFast(const Scenario& sc, bool full_check = true) {
   return CaptureFast(sc, o);
 }
 
-inline Captured CaptureReference(const Scenario& sc, int64_t cycle_preemptions = kDefaultCyclePreemptions) {
+inline Captured CaptureReference(const Scenario& sc, int64_t cycle_preemptions = kDefaultCyclePreemptions,
+                                 bool wait_causes = false, LogSink* extra = nullptr) {
   std::ostringstream out;
   Captured c;
   {
     JsonlWriter w(&out);
-    c.stats = RunReferenceEngine(sc, w, /*check_invariants=*/true, cycle_preemptions);
+    TeeSink both(extra != nullptr ? std::vector<LogSink*>{&w, extra} : std::vector<LogSink*>{&w});
+    c.stats = RunReferenceEngine(sc, both, /*check_invariants=*/true, cycle_preemptions, wait_causes);
   }
   c.log = out.str();
   return c;
