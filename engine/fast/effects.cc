@@ -41,7 +41,7 @@ void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary
   j.reason = st_.reasons.Id(reason);
   ++j.reason_epoch;
   j.runnable_since = now_;
-  st_.shares[j.share].queue.insert(st_.QueueKeyOf(id));
+  st_.shares[j.share].queue.Insert(st_.QueueKeyOf(id));
   QueueChanged(j.share, id);
   EmitJob(id, JobStatus::kRunnable, reason, with_summary);
 }
@@ -82,13 +82,13 @@ void Engine::SetPriority(int32_t id, int32_t priority) {
   if (j.priority == priority) return;
   const bool queued = j.status == JobStatus::kRunnable;
   const bool candidate = IsDispatched(j.status) && !j.draining;
-  if (queued) st_.shares[j.share].queue.erase(st_.QueueKeyOf(id));
+  if (queued) st_.shares[j.share].queue.Erase(st_.QueueKeyOf(id));
   if (candidate) RemoveCandidate(id);
   j.priority = priority;
   j.returned = false;           // a request: it ranks as any job
   j.reranked = j.draining;      // ... also once back from its drain
   if (queued) {
-    st_.shares[j.share].queue.insert(st_.QueueKeyOf(id));
+    st_.shares[j.share].queue.Insert(st_.QueueKeyOf(id));
     QueueChanged(j.share, id);
   }
   if (candidate) AddCandidate(id);
@@ -152,14 +152,14 @@ void Engine::GiveToBeneficiary(int32_t id) {
 int32_t Engine::HeadOf(int32_t s) const {
   const Share& sh = st_.shares[s];
   if (sh.queue.empty()) return kNone;
-  const int32_t front = sh.queue.begin()->id;
+  const int32_t front = sh.queue.Front().id;
   const int32_t r = sh.res_job;
   if (r == kNone || r == front || st_.knobs.victim_return != VictimReturn::kBehindReservation ||
       st_.jobs[r].status != JobStatus::kRunnable || QsMutant(10)) {
     return front;
   }
-  for (auto it = sh.queue.begin(); it != sh.queue.end() && it->id != r; ++it) {
-    if (!st_.jobs[it->id].returned) return front;
+  for (auto it = sh.queue.begin(); it != sh.queue.end() && (*it).id != r; ++it) {
+    if (!st_.jobs[(*it).id].returned) return front;
   }
   return r;
 }
@@ -190,7 +190,7 @@ void Engine::QueueChanged(int32_t s, int32_t id) {
 
 void Engine::RemoveFromQueue(int32_t id) {
   Job& j = st_.jobs[id];
-  st_.shares[j.share].queue.erase(st_.QueueKeyOf(id));
+  st_.shares[j.share].queue.Erase(st_.QueueKeyOf(id));
   QueueChanged(j.share, id);
 }
 
@@ -484,11 +484,11 @@ void Engine::EmitSnapshot() {
   // takes the least head each time.
   std::vector<UseRatio> ratio;
   for (int32_t s = 0; s < st_.NumShares(); ++s) ratio.push_back(ShareUseRatio(st_, s));
-  std::vector<absl::btree_set<QueueKey>::const_iterator> its;
+  std::vector<JobQueue::const_iterator> its;
   for (int32_t s = 0; s < st_.NumShares(); ++s) its.push_back(st_.shares[s].queue.begin());
   auto before = [&](int32_t a, int32_t b) {  // the next jobs of shares a and b
-    const QueueKey& x = *its[a];
-    const QueueKey& y = *its[b];
+    const QueueKey x = *its[a];
+    const QueueKey y = *its[b];
     if (x.neg_priority != y.neg_priority) return x.neg_priority < y.neg_priority;
     const UseRatio& ra = ratio[static_cast<size_t>(a)];
     const UseRatio& rb = ratio[static_cast<size_t>(b)];
@@ -503,7 +503,7 @@ void Engine::EmitSnapshot() {
       if (best == kNone || before(s, best)) best = s;
     }
     if (best == kNone) break;
-    const Job& j = st_.jobs[its[best]->id];
+    const Job& j = st_.jobs[(*its[best]).id];
     rec.front_of_queue.push_back(SnapshotJob{st_.NameOf(j), j.runnable_since});
     ++its[best];
   }

@@ -11,6 +11,7 @@
 //   event_queue.h       the event core: (time, sequence) order, lazy cancel
 //   scenario_source.h   scenario events, whole or streamed block by block
 //   state.h             the accounts: job records, shares, per-type counts
+//   job_queue.h         a share's RUNNABLE jobs: per-priority arrays in seq order
 //   visit_order.h       the order a pass round visits the shares
 //   settling.h          which shares a round may skip (settled, self-bound)
 //   decisions.h         borrow plan and victim sets, read-only
@@ -27,8 +28,10 @@
 //  * One Engine owns all state of one run; no globals. Time is integer
 //    milliseconds; scenario events come first at equal times, then internal
 //    events in (time, sequence) order.
-//  * Per share: a B-tree of RUNNABLE jobs keyed (priority desc, submission
-//    order), so the head is O(1) and a priority update O(log n); per
+//  * Per share: a JobQueue of RUNNABLE jobs in (priority desc, submission
+//    order), an array per priority appended at the back and taken from the
+//    front, so a submission and a dispatched head are O(1) and a priority
+//    update O(log n) (older seqs coming back go to a small side list); per
 //    (share, unit) a DispatchedSet of dispatched, not draining jobs in
 //    victim order (a B-tree whose leavers stay as stale entries until a
 //    purge; state.h), per (lender, unit) such B-trees kept exact; per unit

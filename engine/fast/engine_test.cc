@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <queue>
+#include <set>
 #include <random>
 #include <sstream>
 #include <string>
@@ -16,6 +17,7 @@
 #include "engine/io/scenario_json.h"
 #include "engine/fast/event_queue.h"
 #include "engine/fast/invariant_checker.h"
+#include "engine/fast/job_queue.h"
 #include "engine/fast/state.h"
 #include "engine/fast/visit_order.h"
 #include "engine/model/scenario_index.h"
@@ -309,6 +311,65 @@ TEST(EventHeapTest, PopsInTimeThenSequenceOrderAsAPriorityQueue) {
     heap.pop();
     want.pop();
   }
+}
+
+// The share queue (per-priority arrays, an ordered side list for older
+// seqs, tombstones) holds the same keys in the same order as a std::set of
+// QueueKey, through random inserts (mostly new seqs, some old ones coming
+// back), erases at the front and in the middle, and priority changes, with
+// few and many priority levels (levels dropped past kKeptLevels).
+TEST(JobQueueTest, KeepsTheOrderOfASetOfQueueKeys) {
+  using engine_internal::QueueKey;
+  std::mt19937_64 rng(20261206);
+  int64_t side_inserts = 0, middle_erases = 0;
+  for (int round = 0; round < 300; ++round) {
+    engine_internal::JobQueue q;
+    std::set<QueueKey> want;
+    std::vector<QueueKey> out;  // keys that left: some come back with their seq
+    int32_t next_seq = 0;
+    const uint64_t levels = round % 3 == 0 ? 40 : 1 + rng() % 4;
+    const int ops = 1 + static_cast<int>(rng() % 3000);
+    for (int k = 0; k < ops; ++k) {
+      const uint64_t op = rng() % 10;
+      if (want.empty() || op < 4) {  // a submission
+        const QueueKey key{-static_cast<int64_t>(rng() % levels), next_seq++, static_cast<int32_t>(rng() % 1000)};
+        q.Insert(key);
+        want.insert(key);
+      } else if (op < 5 && !out.empty()) {  // an older job comes back, maybe at a new priority
+        const size_t i = rng() % out.size();
+        QueueKey key = out[i];
+        out[i] = out.back();
+        out.pop_back();
+        if (rng() % 3 == 0) key.neg_priority = -static_cast<int64_t>(rng() % levels);
+        side_inserts += want.empty() || key.seq < std::prev(want.end())->seq ? 1 : 0;
+        q.Insert(key);
+        want.insert(key);
+      } else if (op < 8) {  // the front is dispatched
+        ASSERT_EQ(q.Front().seq, want.begin()->seq) << "round " << round << ", op " << k;
+        ASSERT_EQ(q.Front().id, want.begin()->id);
+        q.Erase(*want.begin());
+        if (rng() % 2 == 0) out.push_back(*want.begin());
+        want.erase(want.begin());
+      } else {  // a job in the middle leaves
+        auto it = want.begin();
+        std::advance(it, static_cast<std::ptrdiff_t>(rng() % want.size()));
+        ++middle_erases;
+        q.Erase(*it);
+        out.push_back(*it);
+        want.erase(it);
+      }
+      ASSERT_EQ(q.size(), want.size());
+      ASSERT_EQ(q.empty(), want.empty());
+      if (k % 97 == 0 || k + 1 == ops) {
+        std::vector<std::tuple<int64_t, int32_t, int32_t>> got, expected;
+        for (const QueueKey& key : q) got.emplace_back(key.neg_priority, key.seq, key.id);
+        for (const QueueKey& key : want) expected.emplace_back(key.neg_priority, key.seq, key.id);
+        ASSERT_EQ(got, expected) << "round " << round << ", op " << k;
+      }
+    }
+  }
+  EXPECT_GT(side_inserts, 10000);
+  EXPECT_GT(middle_erases, 10000);
 }
 
 TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {

@@ -29,6 +29,7 @@
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_set.h"
+#include "engine/fast/job_queue.h"
 #include "engine/log/event_log.h"
 #include "engine/model/capacity.h"
 #include "engine/internal/mutants.h"
@@ -50,16 +51,6 @@ static_assert(kMaxQuotaShares <= 64, "shares are bits of a uint64_t in the pass"
 struct Part {
   int32_t lender;
   int64_t qty;
-};
-
-// A RUNNABLE job's place in its share's queue.
-struct QueueKey {
-  int64_t neg_priority;
-  int32_t seq;  // Job::seq: submission order == (createdAt, submission) order
-  int32_t id;   // the job's slot (not ordered by: slots are recycled)
-  bool operator<(const QueueKey& o) const {
-    return neg_priority != o.neg_priority ? neg_priority < o.neg_priority : seq < o.seq;
-  }
 };
 
 // A dispatched job's place in victim order (FastState::KeyOf).
@@ -181,7 +172,7 @@ struct Share {
   Toggle in_share = Toggle::kDisabled;
   Toggle state = Toggle::kEnabled;
   std::vector<int64_t> limit, own, lent, borrowed;     // per unit
-  absl::btree_set<QueueKey> queue;                     // RUNNABLE jobs
+  JobQueue queue;                                      // RUNNABLE jobs
   std::vector<DispatchedSet> dispatched;               // per unit, not draining
   int32_t res_job = kNone;   // job holding a reservation, if any
   int32_t res_unit = kNone;  // its instance type
