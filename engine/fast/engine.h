@@ -263,8 +263,11 @@ class Engine {
   std::vector<LenderIdle> lenders_scratch_;
   BorrowPlan plan_scratch_;
   std::vector<int32_t> victims_scratch_;  // a victim choice's answer
-  using Phase2Head = std::tuple<int32_t, int32_t, int32_t>;  // (Job::seq, share, head)
-  std::vector<Phase2Head> phase2_heads_;
+  // Phase 2's min-heap of eligible heads, each Job::seq << 8 | share (a
+  // share is in it at most once; seqs are unique), and the head it was
+  // pushed with, by share.
+  std::vector<uint64_t> phase2_heads_;
+  std::vector<int32_t> phase2_head_of_;
   std::vector<BorrowedPart> borrowed_scratch_;
   std::vector<std::string> found_;  // AfterEvent()'s and AfterPass()'s
   // Preemption cycles (RunOptions::cycle_preemptions): per job, preemptions

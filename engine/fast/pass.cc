@@ -162,10 +162,17 @@ bool Engine::Phase2() {
   // Every borrower with a head settled: the loop below would only read their
   // eligibility bits and skip each at its turn (only a borrow unsettles).
   if (settling_.enabled && (settling_.with_head & settling_.borrowers_mask & settling_.unsettled) == 0) return false;
-  // A min-heap of (submission order, share, head): oldest (createdAt,
-  // submission) first.
-  std::vector<Phase2Head>& heads = phase2_heads_;
+  // A min-heap of the eligible heads, oldest (createdAt, submission) first:
+  // keys Job::seq << 8 | share, integer compares (a tuple's lexicographic
+  // compares were half of this function on the stress profile).
+  std::vector<uint64_t>& heads = phase2_heads_;
   heads.clear();
+  phase2_head_of_.resize(static_cast<size_t>(st_.NumShares()));
+  auto push = [&](int32_t s) {
+    const int32_t h = st_.Head(s);
+    phase2_head_of_[static_cast<size_t>(s)] = h;
+    heads.push_back(static_cast<uint64_t>(static_cast<uint32_t>(st_.jobs[h].seq)) << 8 | static_cast<uint64_t>(s));
+  };
   for (int32_t s : order_.order()) {
     if ((((settling_.with_head & settling_.borrowers_mask) >> s) & 1) == 0) continue;  // not eligible
     // A settled share's eligibility is what it was when it settled (it was
@@ -178,13 +185,14 @@ bool Engine::Phase2() {
       eligible = Phase2Eligible(s);
       settling_.eligible2 = eligible ? settling_.eligible2 | bit : settling_.eligible2 & ~bit;
     }
-    if (eligible) heads.push_back({st_.jobs[st_.Head(s)].seq, s, st_.Head(s)});
+    if (eligible) push(s);
   }
   std::make_heap(heads.begin(), heads.end(), std::greater<>());
   bool progress = false;
   while (!heads.empty()) {
     std::pop_heap(heads.begin(), heads.end(), std::greater<>());
-    const auto [seq, s, id] = heads.back();
+    const int32_t s = static_cast<int32_t>(heads.back() & 0xff);
+    const int32_t id = phase2_head_of_[static_cast<size_t>(s)];
     heads.pop_back();
     // Eligibility is judged when the heads are gathered, the borrow later:
     // a share is skipped if it is settled when its turn comes, i.e. if the
@@ -193,7 +201,7 @@ bool Engine::Phase2() {
     if (TryBorrow(s, id)) {
       progress = true;
       if (Phase2Eligible(s)) {
-        heads.push_back({st_.jobs[st_.Head(s)].seq, s, st_.Head(s)});
+        push(s);
         std::push_heap(heads.begin(), heads.end(), std::greater<>());
       }
     } else {
