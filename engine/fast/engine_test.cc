@@ -397,6 +397,7 @@ TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {
         j.seq = static_cast<int32_t>(rng() % 8);
         st.jobs.push_back(j);
         sh.head = static_cast<int32_t>(st.jobs.size() - 1);
+        sh.head_seq = j.seq;
       }
       st.shares.push_back(std::move(sh));
     }

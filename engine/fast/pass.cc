@@ -171,7 +171,7 @@ bool Engine::Phase2() {
   auto push = [&](int32_t s) {
     const int32_t h = st_.Head(s);
     phase2_head_of_[static_cast<size_t>(s)] = h;
-    heads.push_back(static_cast<uint64_t>(static_cast<uint32_t>(st_.jobs[h].seq)) << 8 | static_cast<uint64_t>(s));
+    heads.push_back(static_cast<uint64_t>(static_cast<uint32_t>(st_.shares[s].head_seq)) << 8 | static_cast<uint64_t>(s));
   };
   for (int32_t s : order_.order()) {
     if ((((settling_.with_head & settling_.borrowers_mask) >> s) & 1) == 0) continue;  // not eligible

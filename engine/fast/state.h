@@ -178,6 +178,7 @@ struct Share {
   int32_t res_unit = kNone;  // its instance type
   int32_t name_rank = 0;     // rank of the name among all shares
   int32_t head = kNone;      // Engine::HeadOf: queue.begin()->id or the reservation holder; kNone if empty
+  int32_t head_seq = -1;     // jobs[head].seq, kept beside it (phase 2 and the visit order read it without the record)
   bool deleted = false;      // DeleteQuotaShare: an empty slot, no limits, out of share_ids and snapshots
   // The head's MISCONFIGURATION time-limit clock (Engine::SweepHeadClocks):
   // the (head, reason) pair it runs for, and a generation its event carries.

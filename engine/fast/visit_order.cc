@@ -69,8 +69,7 @@ void VisitOrder::StartRound(const FastState& st, uint64_t likely) {
     Key& k = keys_[s];
     k.num = ratio.num;
     k.den = ratio.den;
-    const int32_t h = st.Head(s);
-    k.head = h == kNone ? std::numeric_limits<int32_t>::max() : st.jobs[h].seq;  // shares with a head first
+    k.head = st.Head(s) == kNone ? std::numeric_limits<int32_t>::max() : sh.head_seq;  // shares with a head first
     k.name_rank = sh.name_rank;
   }
   const bool changed = dirty_ != 0;
