@@ -111,7 +111,10 @@ class SummaryAccumulators {
 
   JobAcc& JobAt(int32_t slot) {
     const size_t i = static_cast<size_t>(slot);
-    if (i >= jobs_.size()) jobs_.resize(std::max(i + 1, 2 * jobs_.size()));
+    // resize(i + 1), not a doubled size: the vector doubles its capacity
+    // itself, and only the entries up to i are written (first touches of
+    // fresh pages are what a slot array costs; engine/util/huge_pages.h).
+    if (i >= jobs_.size()) jobs_.resize(i + 1);
     return jobs_[i];
   }
   ShareAcc& ShareAt(int32_t share) {
