@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <span>
 
 namespace qs::engine_internal {
@@ -9,8 +10,9 @@ namespace qs::engine_internal {
 int64_t GatherLenders(const FastState& st, int32_t s, int32_t u, std::vector<LenderIdle>& lenders) {
   lenders.clear();
   int64_t total = 0;
-  for (int32_t t = 0; t < st.NumShares(); ++t) {
-    if (t == s) continue;
+  // Shares without headroom on u lend nothing: only with_room[u]'s are asked.
+  for (uint64_t m = st.with_room[u] & ~(uint64_t{1} << s); m != 0; m &= m - 1) {
+    const int32_t t = std::countr_zero(m);
     const int64_t idle = st.Idle(t, u, 0);
     if (idle > 0) {
       lenders.push_back({idle, t});
@@ -64,6 +66,7 @@ namespace {
 struct Gains {
   int64_t n = 0, own = 0, borrowed = 0;
   std::array<int64_t, kMaxQuotaShares + 1> from{};
+  uint64_t lenders = 0;  // shares whose `from` was ever added to
 };
 
 void AddGain(const FastState& st, Gains& g, int32_t v, int64_t sign) {
@@ -73,6 +76,7 @@ void AddGain(const FastState& st, Gains& g, int32_t v, int64_t sign) {
   g.borrowed += sign * j.borrowed_total;
   for (const Part& p : st.PartsOf(j)) {
     g.from[static_cast<size_t>(p.lender == kUnassignedLender ? st.NumShares() : p.lender)] += sign * p.qty;
+    if (p.lender != kUnassignedLender) g.lenders |= uint64_t{1} << p.lender;
   }
 }
 
@@ -205,9 +209,11 @@ bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int3
     const int64_t a = std::max<int64_t>(0, std::min<int64_t>(j.n, h2));
     const int64_t b = j.n - a;
     if (cap != kUnlimited && borrowed - x.borrowed + b > cap) return false;
+    // A share with no headroom and nothing coming back lends nothing.
     int64_t idle = 0;
-    for (int32_t t = 0; t < st.NumShares(); ++t) {
-      if (t != s) idle += st.Idle(t, u, x.from[static_cast<size_t>(t)]);
+    for (uint64_t m = (st.with_room[u] | x.lenders) & ~(uint64_t{1} << s); m != 0; m &= m - 1) {
+      const int32_t t = std::countr_zero(m);
+      idle += st.Idle(t, u, x.from[static_cast<size_t>(t)]);
     }
     if (st.knobs.unassigned_capacity == UnassignedCapacity::kLendable) {
       idle += st.Idle(kUnassignedLender, u, x.from[static_cast<size_t>(st.NumShares())]);

@@ -243,11 +243,13 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
       st_.unassigned_lent[j.unit] += p.qty;
     } else {
       st_.shares[p.lender].lent[j.unit] += p.qty;
+      st_.NoteRoom(p.lender, j.unit);
       Touch(p.lender, j.unit, /*lending=*/true);
     }
   }
   Touch(j.share, j.unit);
   sh.own[j.unit] += own;
+  st_.NoteRoom(j.share, j.unit);
   sh.borrowed[j.unit] += j.borrowed_total;
   st_.total_use[j.unit] += j.n;
   ++j.attempt;
@@ -280,11 +282,13 @@ void Engine::Release(int32_t id) {
       st_.unassigned_lent[j.unit] -= p.qty;
     } else {
       st_.shares[p.lender].lent[j.unit] -= p.qty;
+      st_.NoteRoom(p.lender, j.unit);
       Touch(p.lender, j.unit, /*lending=*/true);
     }
   }
   Touch(j.share, j.unit);
   sh.own[j.unit] -= j.own;
+  st_.NoteRoom(j.share, j.unit);
   sh.borrowed[j.unit] -= j.borrowed_total;
   st_.total_use[j.unit] -= j.n;
   if (!j.capacity_doomed) st_.provisioned[j.unit] -= j.n;

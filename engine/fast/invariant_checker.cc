@@ -155,6 +155,11 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
   };
   for (size_t s = 0; s < ns; ++s) {
     const Share& sh = st.shares[s];
+    for (int32_t u = 0; u < st.NumUnits(); ++u) {
+      if ((st.Headroom(static_cast<int32_t>(s), u) > 0) != (((st.with_room[u] >> s) & 1) != 0)) {
+        out.push_back(absl::StrCat("share ", sh.name, "'s headroom bit on ", Sv(st.unit_names[u]), " is stale"));
+      }
+    }
     if (static_cast<int64_t>(sh.queue.size()) != r.queued[s]) {
       out.push_back(absl::StrCat("invariant 4: share ", sh.name, " queue holds ", sh.queue.size(), " jobs but ",
                                  r.queued[s], " are RUNNABLE"));

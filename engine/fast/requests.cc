@@ -166,6 +166,7 @@ void Engine::CreateShare(const CreateQuotaShareRequest& r) {
   sh.borrowed.assign(nu, 0);
   sh.dispatched.resize(nu);
   for (const CapacityLimit& l : *r.capacity_limits) sh.limit[st_.UnitOf(l.capacity_unit)] = l.max_capacity;
+  st_.NoteRoomAll(s);
   sh.strategy = *r.strategy;
   sh.borrow_limit = r.borrow_limit.value_or(-1);
   sh.in_share = *r.in_share_preemption;
@@ -190,6 +191,7 @@ void Engine::UpdateShare(int32_t s, const UpdateQuotaShareRequest& r) {
   if (r.capacity_limits) {
     std::fill(sh.limit.begin(), sh.limit.end(), 0);
     for (const CapacityLimit& l : *r.capacity_limits) sh.limit[st_.UnitOf(l.capacity_unit)] = l.max_capacity;
+    st_.NoteRoomAll(s);
   }
   if (r.has_resource_sharing) {
     sh.strategy = *r.strategy;
@@ -220,6 +222,7 @@ void Engine::DeleteShare(int32_t s) {
   for (const auto& [seq, id] : mine) Terminate(id, reason);
   sh.deleted = true;
   std::fill(sh.limit.begin(), sh.limit.end(), 0);
+  st_.NoteRoomAll(s);
   st_.share_ids.erase(sh.name);
   order_.MarkAll();
   StrategyMasks();

@@ -36,6 +36,7 @@ FastState::FastState(const Scenario& scenario, const Knobs& k, ScenarioIndex idx
   unassigned_lent.assign(nu, 0);
   assigned_limits.assign(nu, 0);
   lendable_limits.assign(nu, 0);
+  with_room.assign(nu, 0);
   borrowers_by_unit.resize(nu);
   provisioned.assign(nu, 0);
   capacity_of.assign(nu, nullptr);

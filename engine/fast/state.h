@@ -255,6 +255,12 @@ struct FastState {
   std::vector<int64_t> se, total_use, total_hold, unassigned_lent;
   std::vector<int64_t> assigned_limits, lendable_limits;
   bool se_enabled = true;
+  // By unit: bit t set iff share t has headroom there (Headroom(t, u) > 0).
+  // A share without headroom lends nothing (Idle), so the lenders of u are
+  // looked for among these bits only. Every change of a share's limit, own
+  // or lent count is followed by NoteRoom; InvariantChecker::Recount checks
+  // the bits.
+  std::vector<uint64_t> with_room;
 
   // Candidate trees (victim order): lender_sets[t][u] holds the dispatched,
   // not draining jobs holding u borrowed from t; borrowers_by_unit[u] those
@@ -376,6 +382,15 @@ struct FastState {
   std::string_view NeverFitsReason(int32_t s, const Job& j) const;
   // assigned_limits and lendable_limits, after a share's limits or strategy change.
   void SumLimits();
+  // Share s's bit in with_room[u] (all units: NoteRoomAll), after its limit, own
+  // or lent count on u changed.
+  void NoteRoom(int32_t s, int32_t u) {
+    const uint64_t bit = uint64_t{1} << s;
+    with_room[u] = Headroom(s, u) > 0 ? with_room[u] | bit : with_room[u] & ~bit;
+  }
+  void NoteRoomAll(int32_t s) {
+    for (int32_t u = 0; u < NumUnits(); ++u) NoteRoom(s, u);
+  }
 };
 
 }  // namespace qs::engine_internal
