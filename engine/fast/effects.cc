@@ -175,6 +175,7 @@ void Engine::QueueChanged(int32_t s, int32_t id) {
     settling_.with_head = new_head != kNone ? settling_.with_head | bit : settling_.with_head & ~bit;
     sh.head = new_head;
     sh.head_seq = new_head != kNone ? st_.jobs[new_head].seq : -1;
+    if (summary_ != nullptr && new_head != kNone) summary_->Prefetch(new_head);
     clock_touched_ |= bit;
     order_.MarkHead(s);
     // A lender's idle capacity on a unit depends on whether its head waits

@@ -68,6 +68,11 @@ class SummaryAccumulators {
       : jobs_(HugePageAllocator<JobAcc>(huge_pages)), wait_causes_expected_(wait_causes) {}
 
   void Apply(const JobTransition& t);
+  // The engine expects a transition of the job in `slot` soon (a new head:
+  // its dispatch): its entry, cold since the job was queued, is fetched.
+  void Prefetch(int32_t slot) const {
+    if (static_cast<size_t>(slot) < jobs_.size()) __builtin_prefetch(&jobs_[static_cast<size_t>(slot)], 1);
+  }
   void OnRejected() { ++rejected_; }
   void OnCapacity(SimTime time, int32_t unit, int64_t max_capacity);
   // Whether Apply() wants job_name and reason with a misconfigured transition.
