@@ -14,9 +14,9 @@
 // termination, a priority update) binary-searches its array and leaves a
 // tombstone, dropped when the array is compacted.
 //
-// The order is exactly that of a std::set<QueueKey> (job_queue_test.cc
-// compares them on random operations); HeadOf, backfill and snapshots
-// iterate it. Levels that empty out are kept while there are few of them
+// The order is exactly that of a std::set<QueueKey> (JobQueueTest in
+// engine/fast/engine_test.cc compares them on random operations); HeadOf,
+// backfill and snapshots iterate it. Levels that empty out are kept while there are few of them
 // (priorities are usually a handful of values), dropped beyond that.
 //
 // Thread-compatible.
