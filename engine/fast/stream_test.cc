@@ -386,6 +386,40 @@ TEST(StreamTest, Version9IndexesFromTheBlockTable) {
   EXPECT_EQ(counted2.reads(), static_cast<int>((*stream2)->num_blocks()));
 }
 
+// QsbFileStream::ReadBlockRequests (what the index reads of the request
+// blocks) decodes each event into one scratch event and keeps the non-job
+// requests: the same events as ReadBlock filtered, and on a damaged file
+// ReadBlock's own status, block by block, for every flipped byte of a small
+// many-block file.
+TEST(StreamTest, ReadBlockRequestsIsReadBlockFiltered) {
+  auto agree = [](const EventStream& stream, const std::string& what) {
+    for (size_t b = 0; b < stream.num_blocks(); ++b) {
+      std::vector<ScenarioEvent> all, requests = {ScenarioEvent{}};  // replaced, not appended to
+      const absl::Status whole = stream.ReadBlock(b, all);
+      const absl::Status kept = stream.ReadBlockRequests(b, requests);
+      ASSERT_EQ(kept, whole) << what << ", block " << b;
+      if (!whole.ok()) continue;
+      std::erase_if(all, [](const ScenarioEvent& ev) { return IsJobRequest(ev.request); });
+      ASSERT_EQ(requests, all) << what << ", block " << b;
+    }
+  };
+  const Scenario sc = *gen::Generate(Gen(3000, 5));
+  auto stream = gen::QsbFileStream::FromBytes(gen::EncodeQsb(sc, gen::kQsbVersion, 100), "x.qsb");
+  ASSERT_TRUE(stream.ok()) << stream.status().message();
+  agree(**stream, "3000 jobs");
+  const std::string small = gen::EncodeQsb(*gen::Generate(Gen(20, 3)), gen::kQsbVersion, 4);
+  int opened = 0;
+  for (size_t at = 0; at < small.size(); ++at) {
+    std::string bad = small;
+    bad[at] ^= 0x40;
+    auto s = gen::QsbFileStream::FromBytes(bad, "x.qsb");
+    if (!s.ok()) continue;  // refused at opening: no block to read
+    ++opened;
+    agree(**s, absl::StrCat("byte ", at));
+  }
+  EXPECT_GT(opened, 0);
+}
+
 // Each block is checked against its entry in the block table when it is
 // read, whole (DecodeQsb) or streamed, where a run reaches it; a run that
 // stops at its horizon reads the blocks it did not reach.

@@ -283,6 +283,8 @@ std::string FirstEventOffTable(const ScenarioEvent* events, const BlockRef& k, c
 
 // The block's facts `f`, noted as the writer noted them while the block
 // was decoded, against its entry in the table.
+// `events` may be nullptr (a block decoded without keeping its events):
+// an off-table name or type is then reported without naming the event.
 std::string CheckAgainstTable(const ScenarioEvent* events, const QsbBlockFacts& f, const BlockRef& k, size_t b,
                               const TableFacts& table) {
   auto differs = [&](const char* what) {
@@ -298,7 +300,7 @@ std::string CheckAgainstTable(const ScenarioEvent* events, const QsbBlockFacts& 
   const bool names = !table.generated_names || f.named == 0 ||
                      (f.generated_names && f.first_job == static_cast<int64_t>(k.named_before));
   if (!listed || !names) {
-    std::string e = FirstEventOffTable(events, k, table);
+    std::string e = events != nullptr ? FirstEventOffTable(events, k, table) : std::string();
     return e.empty() ? differs("job names") : e;
   }
   std::sort(units.begin(), units.end());
@@ -328,6 +330,24 @@ std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, Sce
   if (br.ok() && !br.done()) br.Fail(absl::StrCat("trailing bytes in event block ", b));
   if (!br.ok()) return br.error();
   return table.on ? CheckAgainstTable(out, facts, k, b, table) : std::string();
+}
+
+// DecodeBlock's checks, each event decoded into one scratch event and only
+// the events that are not job requests appended to `out`.
+std::string DecodeBlockRequests(std::string_view bytes, const BlockRef& k, size_t b, std::vector<ScenarioEvent>& out,
+                                QsbBlockFacts& facts, uint32_t version, const TableFacts& table) {
+  if (Checksum(bytes, version) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
+  Reader br(bytes, k.offset, version);
+  ScenarioEvent ev;
+  for (uint64_t i = 0; i < k.count && br.ok(); ++i) {
+    GetEventInto(br, ev);
+    if (i > 0 && ev.time < facts.last_time) br.Fail("events are not sorted by time");
+    facts.NoteEvent(ev);
+    if (!IsJobRequest(ev.request)) out.push_back(ev);
+  }
+  if (br.ok() && !br.done()) br.Fail(absl::StrCat("trailing bytes in event block ", b));
+  if (!br.ok()) return br.error();
+  return table.on ? CheckAgainstTable(nullptr, facts, k, b, table) : std::string();
 }
 
 absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, std::string_view source,
@@ -678,6 +698,18 @@ absl::Status QsbFileStream::ReadBlock(size_t b, std::vector<ScenarioEvent>& out)
     return impl_->Err(e);
   }
   return absl::OkStatus();
+}
+
+absl::Status QsbFileStream::ReadBlockRequests(size_t b, std::vector<ScenarioEvent>& out) const {
+  if (impl_->v1) return EventStream::ReadBlockRequests(b, out);
+  const BlockRef& k = impl_->blocks.at(b);
+  thread_local std::string bytes;
+  if (absl::Status st = impl_->Read(k.offset, k.bytes, bytes); !st.ok()) return st;
+  out.clear();
+  QsbBlockFacts facts;
+  if (DecodeBlockRequests(bytes, k, b, out, facts, impl_->version, impl_->table).empty()) return absl::OkStatus();
+  // A check failed: the block read whole gives ReadBlock's error, word for word.
+  return EventStream::ReadBlockRequests(b, out);
 }
 
 const StreamFacts* QsbFileStream::facts() const { return impl_->facts ? &*impl_->facts : nullptr; }

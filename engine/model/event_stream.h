@@ -60,6 +60,16 @@ class EventStream {
   // Replaces `out` with the events of block b, in scenario order (blocks in
   // order give Scenario::events). An error names the source and the place.
   virtual absl::Status ReadBlock(size_t b, std::vector<ScenarioEvent>& out) const = 0;
+  // Replaces `out` with the events of block b that are not job requests
+  // (IsJobRequest), in order, after ReadBlock()'s checks of the whole block
+  // and with its errors: what IndexEventStream reads of the request blocks
+  // a stream's facts() lists. This default reads the block and filters it;
+  // a source may decode the job requests without keeping them.
+  virtual absl::Status ReadBlockRequests(size_t b, std::vector<ScenarioEvent>& out) const {
+    if (absl::Status st = ReadBlock(b, out); !st.ok()) return st;
+    std::erase_if(out, [](const ScenarioEvent& ev) { return IsJobRequest(ev.request); });
+    return absl::OkStatus();
+  }
   // True for a stream whose blocks are made from memory rather than decoded
   // (a trace replay's WorkloadStream): cheaper to make on the engine's own
   // thread than to hand to another one, whose wake-ups and spinning cost

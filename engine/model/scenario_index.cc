@@ -294,7 +294,7 @@ absl::StatusOr<ScenarioIndex> IndexEventStream(const EventStream& stream) {
     ScenarioIndex idx;
     std::vector<ScenarioEvent> events;
     for (size_t b : facts->request_blocks) {
-      if (absl::Status st = stream.ReadBlock(b, events); !st.ok()) return st;
+      if (absl::Status st = stream.ReadBlockRequests(b, events); !st.ok()) return st;
       for (const ScenarioEvent& ev : events) IndexEvent(ev, seen, idx.share_requests, [](std::string_view) {});
     }
     idx.units = SortedUnits(seen);
