@@ -52,7 +52,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"

@@ -317,37 +317,24 @@ std::string CheckAgainstTable(const ScenarioEvent* events, const QsbBlockFacts& 
 // noting its facts (as the writer did) into `facts` for the checks across
 // blocks: empty, or the error (without the source). From version 9
 // (table.on), the block must be what its entry in the block table states.
+// With out == nullptr, each event is decoded into one scratch event and
+// those that are not job requests are appended to *requests (the index's
+// read of a request block), after the same checks.
 std::string DecodeBlock(std::string_view bytes, const BlockRef& k, size_t b, ScenarioEvent* out, QsbBlockFacts& facts,
-                        uint32_t version, const TableFacts& table) {
+                        uint32_t version, const TableFacts& table, std::vector<ScenarioEvent>* requests = nullptr) {
   if (Checksum(bytes, version) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
   Reader br(bytes, k.offset, version);
+  ScenarioEvent scratch;
   for (uint64_t i = 0; i < k.count && br.ok(); ++i) {
-    ScenarioEvent& ev = out[i];
+    ScenarioEvent& ev = out != nullptr ? out[i] : scratch;
     GetEventInto(br, ev);
     if (i > 0 && ev.time < facts.last_time) br.Fail("events are not sorted by time");
     facts.NoteEvent(ev);
+    if (out == nullptr && !IsJobRequest(ev.request)) requests->push_back(ev);
   }
   if (br.ok() && !br.done()) br.Fail(absl::StrCat("trailing bytes in event block ", b));
   if (!br.ok()) return br.error();
   return table.on ? CheckAgainstTable(out, facts, k, b, table) : std::string();
-}
-
-// DecodeBlock's checks, each event decoded into one scratch event and only
-// the events that are not job requests appended to `out`.
-std::string DecodeBlockRequests(std::string_view bytes, const BlockRef& k, size_t b, std::vector<ScenarioEvent>& out,
-                                QsbBlockFacts& facts, uint32_t version, const TableFacts& table) {
-  if (Checksum(bytes, version) != k.sum) return absl::StrCat("checksum mismatch in event block ", b, " (corrupted file)");
-  Reader br(bytes, k.offset, version);
-  ScenarioEvent ev;
-  for (uint64_t i = 0; i < k.count && br.ok(); ++i) {
-    GetEventInto(br, ev);
-    if (i > 0 && ev.time < facts.last_time) br.Fail("events are not sorted by time");
-    facts.NoteEvent(ev);
-    if (!IsJobRequest(ev.request)) out.push_back(ev);
-  }
-  if (br.ok() && !br.done()) br.Fail(absl::StrCat("trailing bytes in event block ", b));
-  if (!br.ok()) return br.error();
-  return table.on ? CheckAgainstTable(nullptr, facts, k, b, table) : std::string();
 }
 
 absl::StatusOr<Scenario> DecodeV2(std::string_view payload, uint64_t head_sum, std::string_view source,
@@ -707,7 +694,7 @@ absl::Status QsbFileStream::ReadBlockRequests(size_t b, std::vector<ScenarioEven
   if (absl::Status st = impl_->Read(k.offset, k.bytes, bytes); !st.ok()) return st;
   out.clear();
   QsbBlockFacts facts;
-  if (DecodeBlockRequests(bytes, k, b, out, facts, impl_->version, impl_->table).empty()) return absl::OkStatus();
+  if (DecodeBlock(bytes, k, b, nullptr, facts, impl_->version, impl_->table, &out).empty()) return absl::OkStatus();
   // A check failed: the block read whole gives ReadBlock's error, word for word.
   return EventStream::ReadBlockRequests(b, out);
 }
