@@ -10,9 +10,13 @@
 // reference and the 1-thread run, whose logs, cause lines included, must be
 // identical; the 2-thread run has them the other way, and its log must equal
 // the 1-thread one once cause lines are taken out of both (they change
-// nothing else). That last comparison is made on record digests
-// (fuzz/record_digest.h), without formatting the 2-thread run's log; on a
-// mismatch the run is made again with text to print the difference.
+// nothing else).
+// The logs are compared by record digests (fuzz/record_digest.h: every
+// printed field, and JsonlWriter's text is a function of them), without
+// formatting them; on a mismatch the runs are made again with text to
+// print the difference. One input in eight (by its length) is also
+// compared as text, which checks the digests against the text: logs that
+// differ with equal digests, or agree with different ones, fail.
 //
 // Honest note: the fast engine is single-threaded today, so the two arena
 // runs execute the same sequential code; they become a real determinism check
@@ -25,6 +29,8 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <tbb/task_arena.h>
 
@@ -39,8 +45,9 @@
 namespace {
 
 struct Log {
-  std::string text;  // empty when the run was made for its digest only
+  std::string text;  // empty when the run was made for its digests only
   uint64_t digest = 0;  // of the records other than cause lines
+  uint64_t digest_all = 0;  // of every record
   qs::RunStats stats;
 };
 
@@ -84,16 +91,26 @@ void RunFast(const qs::Scenario& sc, Log& log, bool check, bool wait_causes, boo
     log.stats = qs::RunFastEngine(sc, digest, o);
   }
   log.digest = digest.digest();
+  log.digest_all = digest.digest_with_causes();
 }
 
 // `summary`: SummaryBuilder's of the reference's records.
-void RunReference(const qs::Scenario& sc, Log& log, bool wait_causes, qs::Summary& summary) {
-  StringLog w(&log.text);
+void RunReference(const qs::Scenario& sc, Log& log, bool wait_causes, bool text, qs::Summary& summary) {
   qs::SummaryBuilder builder;
   builder.set_wait_causes(wait_causes);
-  qs::TeeSink both({&w, &builder});
-  log.stats = qs::RunReferenceEngine(sc, both, /*check_invariants=*/false, kCyclePreemptions, wait_causes);
+  DigestLog digest;
+  std::vector<qs::LogSink*> to{&digest, &builder};
+  std::optional<StringLog> w;
+  if (text) {
+    to.push_back(&w.emplace(&log.text));
+  } else {
+    log.text.clear();
+  }
+  qs::TeeSink sinks(std::move(to));
+  log.stats = qs::RunReferenceEngine(sc, sinks, /*check_invariants=*/false, kCyclePreemptions, wait_causes);
   summary = builder.Build(log.stats.invariant_violations);
+  log.digest = digest.digest();
+  log.digest_all = digest.digest_with_causes();
 }
 
 // Whether a log line is a cause line (docs/semantics.md §9): its last key,
@@ -142,11 +159,19 @@ void ExpectSameStats(const Log& a, const Log& b, const char* what) {
                                           << ", jobs " << a.stats.jobs_submitted << " vs " << b.stats.jobs_submitted);
 }
 
-void Expect(const Log& a, const Log& b, const char* what) {
+// a and b were run with text: their logs must be equal, and so must their
+// digests exactly when the logs are.
+void ExpectSameText(const Log& a, const Log& b, const char* what) {
   if (a.text != b.text) {
-    QS_FUZZ_CHECK(false, "differential mismatch (" << what << "): " << FirstDifference(a.text, b.text));
+    QS_FUZZ_CHECK(false, "differential mismatch (" << what << "): " << FirstDifference(a.text, b.text)
+                                                   << (a.digest_all == b.digest_all
+                                                           ? "\n(and the record digests agree: DigestLog, "
+                                                             "fuzz/record_digest.h, misses a printed field)"
+                                                           : ""));
   }
-  ExpectSameStats(a, b, what);
+  QS_FUZZ_CHECK(a.digest_all == b.digest_all, "the logs agree but their record digests differ ("
+                                                  << what << "): DigestLog (fuzz/record_digest.h) hashes "
+                                                             "something the log does not print");
 }
 
 }  // namespace
@@ -167,16 +192,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // cause lines, and the 2-thread run, with causes the other way, the same
   // log once cause lines are taken out.
   const bool causes = (size & 1) != 0;
+  // Text as well as digests for one input in eight, odd and even lengths
+  // alike.
+  const bool text = ((size >> 1) & 7) == 0;
   // The summaries live for this execution only: kept across executions
   // (in the static logs), their allocations made libFuzzer see more mallocs
   // than frees and run a quarter of the inputs again to look for a leak.
   qs::Summary reference_summary, fast_summary;
-  RunReference(*sc, reference, causes, reference_summary);
-  arena1->execute([&] { RunFast(*sc, in1, /*check=*/true, causes, /*text=*/true, &fast_summary); });
+  RunReference(*sc, reference, causes, text, reference_summary);
+  arena1->execute([&] { RunFast(*sc, in1, /*check=*/true, causes, text, &fast_summary); });
   QS_FUZZ_CHECK(in1.stats.invariant_violations == 0,
                 "fast engine checker: " << in1.stats.invariant_violations << " violation(s); first: "
                                         << in1.stats.violation_messages.front());
-  Expect(in1, reference, "A = fast engine (1-thread arena), B = reference engine");
+  constexpr const char* kVsReference = "A = fast engine (1-thread arena), B = reference engine";
+  if (text) {
+    ExpectSameText(in1, reference, kVsReference);
+  } else if (in1.digest_all != reference.digest_all) {
+    // Again with text, to say where (or that the digest itself is wrong).
+    qs::Summary unused;
+    RunReference(*sc, reference, causes, /*text=*/true, unused);
+    arena1->execute([&] { RunFast(*sc, in1, /*check=*/true, causes, /*text=*/true); });
+    ExpectSameText(in1, reference, kVsReference);
+  }
+  ExpectSameStats(in1, reference, kVsReference);
   // The fast engine's own summary against SummaryBuilder's of the
   // reference's records (both count 0 violations: the fast engine's were
   // checked above, the reference's checks are off).
