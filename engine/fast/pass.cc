@@ -108,9 +108,10 @@ bool Engine::Phase1(int32_t s) {
 
 // Backfill behind `head`, the head phase 1 stopped at (§4 phase 1).
 bool Engine::Backfill(int32_t s, int32_t head) {
-  std::vector<int32_t> later;
   // A head holding a reservation counts on the share's own headroom too.
   if (const Job& h = st_.jobs[head]; h.hold > 0 || h.pending_victims > 0) return false;
+  std::vector<int32_t>& later = backfill_scratch_;  // Dispatch and LookAt never backfill
+  later.clear();
   const int32_t head_seq = st_.jobs[head].seq;
   for (const QueueKey& k : st_.shares[s].queue) {
     if (k.id == head) continue;
