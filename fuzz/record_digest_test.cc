@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -30,6 +32,31 @@ void ExpectDigestFollowsText(const std::vector<Variant>& v) {
       EXPECT_EQ(same_text, v[a].digest_with_causes == v[b].digest_with_causes)
           << v[a].name << " vs " << v[b].name << "\n  " << v[a].text << "  " << v[b].text;
     }
+  }
+}
+
+// One variant per change of `base`: its line (JsonlWriter) and digests.
+template <typename Record>
+using Changes = std::vector<std::pair<std::string, std::function<void(Record&)>>>;
+template <typename Record>
+void AddVariants(const std::string& kind, const Record& base, const Changes<Record>& changes,
+                 std::vector<Variant>& v) {
+  for (const auto& [name, change] : changes) {
+    Record r = base;
+    change(r);
+    std::string text;
+    DigestLog d;
+    if constexpr (std::is_same_v<Record, JobRecord>) {
+      JsonlWriter::AppendJob(text, r);
+      d.OnJob(r);
+    } else if constexpr (std::is_same_v<Record, RejectedRecord>) {
+      JsonlWriter::AppendRejected(text, r);
+      d.OnRejected(r);
+    } else {
+      JsonlWriter::AppendSnapshot(text, r);
+      d.OnSnapshot(r);
+    }
+    v.push_back({kind + " " + name, text, d.digest(), d.digest_with_causes()});
   }
 }
 
@@ -68,7 +95,7 @@ TEST(RecordDigestTest, JobRecordDigestIsEqualExactlyWhenTheLineIs) {
   const PreemptedAttempt other_attempts[] = {{1000, 5001, "In-share preemption triggered by higher priority job"},
                                              {7000, 9000, "Cross-share preemption triggered to reclaim borrowed capacity"}};
   const PreemptedAttempt one_attempt[] = {{1000, 5000, "In-share preemption triggered by higher priority job"}};
-  const std::vector<std::pair<std::string, std::function<void(JobRecord&)>>> changes = {
+  const Changes<JobRecord> changes = {
       {"base", [](JobRecord&) {}},
       {"time", [](JobRecord& r) { r.time += 1; }},
       {"job_name", [](JobRecord& r) { r.job_name = "j2"; }},
@@ -107,19 +134,18 @@ TEST(RecordDigestTest, JobRecordDigestIsEqualExactlyWhenTheLineIs) {
       {"cause, time", [](JobRecord& r) { r.wait_cause = WaitCause::kLentOut; r.time += 1; }},
   };
   std::vector<Variant> v;
-  for (const auto& [name, change] : changes) {
-    JobRecord r = Base();
-    change(r);
-    std::string text;
-    JsonlWriter::AppendJob(text, r);
-    DigestLog d;
-    d.OnJob(r);
-    v.push_back({name, text, d.digest(), d.digest_with_causes()});
-  }
+  AddVariants("job", Base(), changes, v);
   ExpectDigestFollowsText(v);
   // The checks above must see real differences: most variants print apart.
-  EXPECT_NE(v[0].text, v[1].text);
-  EXPECT_EQ(v[0].text, v[23].text);  // job_slot is not printed
+  auto text_of = [&v](const std::string& name) {
+    for (const Variant& x : v) {
+      if (x.name == name) return x.text;
+    }
+    ADD_FAILURE() << "no variant " << name;
+    return std::string();
+  };
+  EXPECT_NE(text_of("job base"), text_of("job time"));
+  EXPECT_EQ(text_of("job base"), text_of("job job_slot"));  // not printed
 }
 
 TEST(RecordDigestTest, CauseLinesCountOnlyInTheDigestWithCauses) {
@@ -154,7 +180,7 @@ TEST(RecordDigestTest, CauseLinesCountOnlyInTheDigestWithCauses) {
 
 TEST(RecordDigestTest, RejectedAndSnapshotDigestsFollowTheirText) {
   std::vector<Variant> v;
-  const std::vector<std::pair<std::string, std::function<void(RejectedRecord&)>>> rejected = {
+  const Changes<RejectedRecord> rejected = {
       {"base", [](RejectedRecord&) {}},
       {"time", [](RejectedRecord& r) { r.time = 2; }},
       {"action", [](RejectedRecord& r) { r.action = "TerminateServiceJob"; }},
@@ -162,16 +188,8 @@ TEST(RecordDigestTest, RejectedAndSnapshotDigestsFollowTheirText) {
       {"path", [](RejectedRecord& r) { r.path = "events[4]"; }},
       {"moved text", [](RejectedRecord& r) { r.action = "UpdateServiceJobClientException: x"; r.message = ""; }},
   };
-  for (const auto& [name, change] : rejected) {
-    RejectedRecord r{1, "UpdateServiceJob", "ClientException: x", "events[3]"};
-    change(r);
-    std::string text;
-    JsonlWriter::AppendRejected(text, r);
-    DigestLog d;
-    d.OnRejected(r);
-    v.push_back({"rejected " + name, text, d.digest(), d.digest_with_causes()});
-  }
-  const std::vector<std::pair<std::string, std::function<void(SnapshotRecord&)>>> snapshots = {
+  AddVariants("rejected", RejectedRecord{1, "UpdateServiceJob", "ClientException: x", "events[3]"}, rejected, v);
+  const Changes<SnapshotRecord> snapshots = {
       {"base", [](SnapshotRecord&) {}},
       {"time", [](SnapshotRecord& r) { r.time = 6; }},
       {"front job", [](SnapshotRecord& r) { r.front_of_queue[0].job_name = "j3"; }},
@@ -183,19 +201,12 @@ TEST(RecordDigestTest, RejectedAndSnapshotDigestsFollowTheirText) {
       {"total unit", [](SnapshotRecord& r) { r.total_usage[0].capacity_unit = "ml.p5.48xlarge"; }},
       {"total quantity", [](SnapshotRecord& r) { r.total_usage[0].quantity = 8; }},
   };
-  for (const auto& [name, change] : snapshots) {
-    SnapshotRecord r;
-    r.time = 5;
-    r.front_of_queue = {{"j2", 3}};
-    r.shares = {{"S0", {{"j2", 3}}, {{"ml.g5.xlarge", 2}}}};
-    r.total_usage = {{"ml.g5.xlarge", 2}};
-    change(r);
-    std::string text;
-    JsonlWriter::AppendSnapshot(text, r);
-    DigestLog d;
-    d.OnSnapshot(r);
-    v.push_back({"snapshot " + name, text, d.digest(), d.digest_with_causes()});
-  }
+  SnapshotRecord snapshot;
+  snapshot.time = 5;
+  snapshot.front_of_queue = {{"j2", 3}};
+  snapshot.shares = {{"S0", {{"j2", 3}}, {{"ml.g5.xlarge", 2}}}};
+  snapshot.total_usage = {{"ml.g5.xlarge", 2}};
+  AddVariants("snapshot", snapshot, snapshots, v);
   ExpectDigestFollowsText(v);
 }
 
