@@ -137,11 +137,16 @@ int GenCommand(const std::vector<std::string>& args) {
     return std::string(drawn.load() ? "writing the JSON document" : "drawing the workload");
   });
   if (qsb) {
-    const std::string temp = TempPathBeside(out);
+    // In place for a device or a FIFO (AtomicFile's rule).
+    const bool in_place = WritesInPlace(out);
+    const std::string target = in_place ? out : ReplacedPath(out);
+    const std::string temp = in_place ? out : TempPathBeside(target);
     absl::Status s = gen::GenerateQsbFile(o, temp, gen::kQsbBlockEvents, &offered, &written);
     ticker.Stop();
-    if (s.ok()) {
-      s = RenameOver(temp, out);
+    if (in_place) {
+      // Written or not, nothing to rename or remove.
+    } else if (s.ok()) {
+      s = RenameOver(temp, target);
     } else {
       std::error_code ec;
       std::filesystem::remove(temp, ec);

@@ -1,5 +1,6 @@
 // End-to-end tests of the `quotasim` binary: exit codes, messages that name
 // the file and JSON path, output files, engine and thread options.
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -405,6 +406,49 @@ TEST_F(CliTest, AKilledRunLeavesNoPartialFileUnderTheTargetName) {
   // A complete run replaces both.
   ASSERT_EQ(Quotasim("run " + kNotebook + " -q --events " + ev.string() + " --summary " + sum.string()).exit_code, 0);
   EXPECT_NE(ReadFile(sum).find("\"endTime\""), std::string::npos) << ReadFile(sum);
+}
+
+// An output that is a FIFO (or a device such as /dev/null, or the pipe
+// behind /dev/stdout) is written in place, not replaced by a renamed file;
+// a symlink keeps naming the file, which is replaced. (A FIFO in the
+// test's folder stands for the devices: a regression here must not be able
+// to replace the machine's /dev/null.)
+TEST_F(CliTest, OutputsToAFifoOrThroughASymlinkLeaveThemInPlace) {
+  const fs::path ev = dir_ / "e.jsonl", fifo = dir_ / "fifo.jsonl", got = dir_ / "got.jsonl";
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --events " + ev.string()).exit_code, 0);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The reader gives up after 60 s, so that a writer that never opens the
+  // FIFO fails the test instead of hanging it.
+  auto through_fifo = [&](const std::string& args) {
+    return qs::testing::RunCommandLine("(timeout 60 cat " + fifo.string() + " > " + got.string() + " & " +
+                                       std::string(QS_QUOTASIM_BIN) + " " + args + "; rc=$?; wait; exit $rc)");
+  };
+  Result r = through_fifo("run " + kNotebook + " -q --events " + fifo.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(ReadFile(got), ReadFile(ev));
+  // gen's streamed .qsb (its scratch file goes to the temporary folder, not
+  // beside the FIFO), and the file it wrote runs.
+  const fs::path qsb = dir_ / "w.qsb", qsb_fifo = dir_ / "fifo.qsb";
+  const std::string gen = "gen --jobs 2000 --shares 4 --units 2 --seed 5 --out ";
+  ASSERT_EQ(Quotasim(gen + qsb.string()).exit_code, 0);
+  ASSERT_EQ(::mkfifo(qsb_fifo.c_str(), 0600), 0);
+  r = qs::testing::RunCommandLine("(timeout 60 cat " + qsb_fifo.string() + " > " + got.string() + " & " +
+                                  std::string(QS_QUOTASIM_BIN) + " " + gen + qsb_fifo.string() + "; rc=$?; wait; exit $rc)");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::is_fifo(qsb_fifo));
+  EXPECT_EQ(ReadFile(got), ReadFile(qsb));
+  for (const fs::directory_entry& e : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().filename().string().find(".blocks"), std::string::npos) << e.path();
+  }
+  // A symlink to the summary: the link stays, the file it names is replaced.
+  const fs::path real = dir_ / "real.json", link = dir_ / "link.json", sum = dir_ / "s.json";
+  std::ofstream(real) << "previous run\n";
+  fs::create_symlink("real.json", link);
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --summary " + sum.string()).exit_code, 0);
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --summary " + link.string()).exit_code, 0);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(SummaryFigures(real), SummaryFigures(sum));
 }
 
 // validate reports what a run would meet, with JSON paths: a share limited

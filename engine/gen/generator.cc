@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/gen/generator_setup.h"
 #include "engine/gen/qsb.h"
+#include "engine/util/atomic_file.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/enumerable_thread_specific.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -669,8 +671,12 @@ absl::Status GenerateQsbFile(const GenOptions& o, const std::string& path, size_
   // The blocks go to a scratch file beside `path` as they are encoded; the
   // prefix, which lists them, then starts `path`, and the blocks are copied
   // after it in the kernel (copy_file_range), so that no more than a few
-  // blocks are ever in memory.
-  const std::string scratch = path + ".blocks";
+  // blocks are ever in memory. For a device or a FIFO (/dev/null, a pipe)
+  // the scratch file goes to the temporary folder instead.
+  const std::string scratch =
+      WritesInPlace(path) ? (std::filesystem::temp_directory_path() /
+                             absl::StrCat("quotasim-gen-", ::getpid(), ".blocks")).string()
+                          : path + ".blocks";
   const int bfd = ::open(scratch.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (bfd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot write"));
   ::unlink(scratch.c_str());  // gone with the descriptor, whatever happens

@@ -9,7 +9,11 @@
 // a signal may leave `.NAME.tmp-PID` behind, never NAME).
 //
 // The path "-" means standard output: the stream is std::cout and Commit()
-// flushes it.
+// flushes it. A target that exists and is not a regular file (a device such
+// as /dev/null, a FIFO, the pipe behind /dev/stdout) is written in place:
+// renaming a file over it would replace the device node or the pipe with a
+// regular file (as root, `--events /dev/null` once did). A symlink is
+// followed: the file it names is replaced and the link stays, as with `>`.
 //
 // Thread-compatible.
 #ifndef QS_ENGINE_UTIL_ATOMIC_FILE_H_
@@ -30,6 +34,26 @@
 #include "absl/strings/str_cat.h"
 
 namespace qs {
+
+// Whether an output for `path` is written in place (see above): `path`
+// exists, after symlinks, and is neither a regular file nor a folder.
+inline bool WritesInPlace(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+         !std::filesystem::is_directory(st);
+}
+
+// The file an output for `path` replaces: the file a symlink names (the
+// link stays), else `path`.
+inline std::string ReplacedPath(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) {
+    const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
+    if (!ec) return target.string();
+  }
+  return path;
+}
 
 // The temporary name AtomicFile writes `path` under: `.NAME.tmp-PID` in the
 // same folder.
@@ -53,13 +77,19 @@ class AtomicFile {
   // maybe-uninitialized read in `path_ == "-"` after the move.)
   explicit AtomicFile(std::string path) : stdout_(path.size() == 1 && path[0] == '-'), path_(std::move(path)) {
     if (stdout_) return;
-    temp_ = TempPathBeside(path_);
+    in_place_ = WritesInPlace(path_);
+    if (in_place_) {
+      file_ = std::make_unique<std::ofstream>(path_, std::ios::binary | std::ios::trunc);
+      return;
+    }
+    target_ = ReplacedPath(path_);
+    temp_ = TempPathBeside(target_);
     file_ = std::make_unique<std::ofstream>(temp_, std::ios::binary | std::ios::trunc);
   }
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
   ~AtomicFile() {
-    if (file_ && !committed_) {
+    if (file_ && !committed_ && !in_place_) {
       file_.reset();
       std::error_code ec;
       std::filesystem::remove(temp_, ec);
@@ -72,7 +102,8 @@ class AtomicFile {
   bool ok() const { return is_stdout() ? static_cast<bool>(std::cout) : static_cast<bool>(*file_); }
   std::ostream& stream() { return is_stdout() ? std::cout : *file_; }
 
-  // Flushes and closes the file and renames it to the target name.
+  // Flushes and closes the file and renames it to the target name (in
+  // place: only flushes and closes).
   absl::Status Commit() {
     if (is_stdout()) {
       std::cout.flush();
@@ -81,12 +112,15 @@ class AtomicFile {
     file_->close();
     if (!*file_) return absl::DataLossError(absl::StrCat("cannot write ", path_));
     committed_ = true;  // RenameOver removes the temporary file on failure
-    return RenameOver(temp_, path_);
+    if (in_place_) return absl::OkStatus();
+    return RenameOver(temp_, target_);
   }
 
  private:
   bool stdout_;
+  bool in_place_ = false;
   std::string path_;
+  std::string target_;  // the file replaced (ReplacedPath)
   std::string temp_;
   std::unique_ptr<std::ofstream> file_;
   bool committed_ = false;
