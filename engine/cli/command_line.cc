@@ -1,9 +1,12 @@
 #include "engine/cli/command_line.h"
 
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "engine/cli/commands.h"
+#include "engine/util/atomic_file.h"
 #include "engine/util/strings.h"
 
 namespace qs {
@@ -65,6 +68,40 @@ std::string UnwritableCompression(std::string_view option, std::string_view path
   }
   if (!gzip && ends(".gz")) {
     return absl::StrCat(Sv(option), " ", Sv(path), ": this file is written uncompressed (name it ", Sv(plain), ")");
+  }
+  return "";
+}
+
+namespace {
+// Whether writing output `out` would replace file `other` (an existing
+// input or another output).
+bool SameFile(const std::string& out, const std::string& other) {
+  if (out.empty() || other.empty() || out == "-" || other == "-" || WritesInPlace(out)) return false;
+  std::error_code ec;
+  if (std::filesystem::equivalent(out, other, ec) && !ec) return true;  // both exist
+  const std::filesystem::path a = std::filesystem::weakly_canonical(ReplacedPath(out), ec);
+  if (ec) return false;
+  const std::filesystem::path b = std::filesystem::weakly_canonical(ReplacedPath(other), ec);
+  return !ec && a == b;
+}
+}  // namespace
+
+std::string OutputClash(const std::vector<std::pair<std::string_view, std::string>>& outputs,
+                        const std::vector<std::pair<std::string_view, std::string>>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [option, path] = outputs[i];
+    for (const auto& [input, in_path] : inputs) {
+      if (SameFile(path, in_path)) {
+        return absl::StrCat(Sv(option), " ", path, " would overwrite the input ", Sv(input),
+                            "; write it elsewhere");
+      }
+    }
+    for (size_t k = i + 1; k < outputs.size(); ++k) {
+      if (SameFile(path, outputs[k].second)) {
+        return absl::StrCat(Sv(option), " and ", Sv(outputs[k].first), " name the same file (", path,
+                            "); give each output its own");
+      }
+    }
   }
   return "";
 }

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -42,6 +43,14 @@ int UsageError(std::string_view command, std::string_view message);
 // for any other name. `plain` is the extension to suggest (".jsonl").
 std::string UnwritableCompression(std::string_view option, std::string_view path, bool gzip,
                                   std::string_view plain);
+// A usage error when two outputs, or an output and an input, are one file
+// (after symlinks: "a" and "./a", a link and its file): the later rename
+// would drop one output, or the run would overwrite its own input. "" when
+// all differ. Standard output ("-"), empty paths and in-place targets
+// (/dev/null, a FIFO: AtomicFile) are never a clash. Each entry is an
+// option's name (or "SCENARIO") and its path.
+std::string OutputClash(const std::vector<std::pair<std::string_view, std::string>>& outputs,
+                        const std::vector<std::pair<std::string_view, std::string>>& inputs);
 
 // "0.x.y (commit)": the version `quotasim --version` prints first, and the
 // `run.quotasim` of a summary (quotasim_main.cc).

@@ -449,6 +449,33 @@ TEST_F(CliTest, OutputsToAFifoOrThroughASymlinkLeaveThemInPlace) {
   ASSERT_EQ(Quotasim("run " + kNotebook + " -q --summary " + link.string()).exit_code, 0);
   EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_EQ(SummaryFigures(real), SummaryFigures(sum));
+  // A link to a file not yet there: the file is made, the link stays.
+  const fs::path dangling = dir_ / "dangling.json";
+  fs::create_symlink("new.json", dangling);
+  ASSERT_EQ(Quotasim("run " + kNotebook + " -q --summary " + dangling.string()).exit_code, 0);
+  EXPECT_TRUE(fs::is_symlink(dangling));
+  EXPECT_EQ(SummaryFigures(dir_ / "new.json"), SummaryFigures(sum));
+}
+
+// Two outputs that are one file (also through a symlink), or an output
+// that is the input, are refused before the run (exit 2, both named): the
+// later rename would drop one output, or the run would overwrite its input.
+TEST_F(CliTest, OutputsThatAreOneFileOrTheRunsInputAreRefused) {
+  const fs::path scenario = Write("sc.json", ReadFile(kNotebook)), out = dir_ / "o.json", link = dir_ / "l.json";
+  Result r = Quotasim("run " + scenario.string() + " -q --events " + out.string() + " --summary " + out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--events and --summary name the same file"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  fs::create_symlink("o.json", link);
+  r = Quotasim("run " + scenario.string() + " -q --events " + link.string() + " --summary " + out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = Quotasim("run " + scenario.string() + " -q --summary " + (dir_ / "." / "sc.json").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("would overwrite the input SCENARIO"), std::string::npos) << r.output;
+  EXPECT_EQ(ReadFile(scenario), ReadFile(kNotebook));
+  // Distinct files run.
+  r = Quotasim("run " + scenario.string() + " -q --events " + (dir_ / "e.jsonl").string() + " --summary " + out.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 // validate reports what a run would meet, with JSON paths: a share limited

@@ -88,6 +88,12 @@ int ReplayCommand(const std::vector<std::string>& args) {
   // "-" is standard output for one of the files; the table then goes to stderr.
   const int dashes = (events_path == "-") + (summary_path == "-") + (timeseries_path == "-");
   if (dashes > 1) return UsageError("replay", "only one of --events, --summary and --timeseries can be standard output");
+  if (const std::string clash =
+          OutputClash({{"--events", events_path}, {"--summary", summary_path}, {"--timeseries", timeseries_path}},
+                      {{"TRACE", in.trace_path}, {"--mapping", in.mapping_path}, {"--quota-table", in.quota_table_path}});
+      !clash.empty()) {
+    return UsageError("replay", clash);
+  }
   std::ostream& table_out = dashes > 0 ? std::cerr : std::cout;
   const std::optional<TableFormat> format = ParseTableFormat(table_format);
   if (!format) return UsageError("replay", "--table-format must be table, csv or json, not '" + table_format + "'");

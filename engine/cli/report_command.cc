@@ -197,6 +197,13 @@ int ReportCommand(const std::vector<std::string>& args) {
   }
   if (inputs.empty()) return UsageError("report", "missing INPUT (a summary file or an output folder)");
   if (out_path.empty()) return UsageError("report", "--out REPORT.html is required");
+  {
+    std::vector<std::pair<std::string_view, std::string>> read{{"--events", events_path}, {"--scenario", scenario_path}};
+    for (const std::string& p : inputs) read.emplace_back("INPUT", p);
+    if (const std::string clash = OutputClash({{"--out", out_path}}, read); !clash.empty()) {
+      return UsageError("report", clash);
+    }
+  }
   if (!events_path.empty() && (inputs.size() != 1 || fs::is_directory(inputs[0]))) {
     return UsageError("report", "--events goes with a single summary file as INPUT");
   }

@@ -177,6 +177,11 @@ int RunCommand(const std::vector<std::string>& args) {
     if (!bad.empty()) return UsageError("run", bad);
   }
   if (cycle_preemptions < 0) return UsageError("run", "--cycle-preemptions must be >= 0");
+  if (const std::string clash = OutputClash({{"--events", events_path}, {"--summary", summary_path}},
+                                            {{"SCENARIO", scenario_path}});
+      !clash.empty()) {
+    return UsageError("run", clash);
+  }
   const std::optional<TableFormat> format = ParseTableFormat(format_name);
   if (!format) return UsageError("run", "--format must be table, csv or json, not '" + format_name + "'");
   const int workers = threads == 0 ? tbb::info::default_concurrency() : threads;

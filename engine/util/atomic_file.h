@@ -44,15 +44,17 @@ inline bool WritesInPlace(const std::string& path) {
          !std::filesystem::is_directory(st);
 }
 
-// The file an output for `path` replaces: the file a symlink names (the
-// link stays), else `path`.
+// The file an output for `path` replaces: the file a symlink names, even
+// one that does not exist yet (the link stays), else `path`.
 inline std::string ReplacedPath(const std::string& path) {
+  std::filesystem::path p(path);
   std::error_code ec;
-  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) {
-    const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
-    if (!ec) return target.string();
+  for (int hops = 0; hops < 40 && std::filesystem::is_symlink(std::filesystem::symlink_status(p, ec)); ++hops) {
+    const std::filesystem::path target = std::filesystem::read_symlink(p, ec);
+    if (ec) return path;
+    p = target.is_absolute() ? target : p.parent_path() / target;
   }
-  return path;
+  return p.string();
 }
 
 // The temporary name AtomicFile writes `path` under: `.NAME.tmp-PID` in the
