@@ -36,9 +36,15 @@
 namespace qs {
 
 // Whether an output for `path` is written in place (see above): `path`
-// exists, after symlinks, and is neither a regular file nor a folder.
+// exists, after symlinks, and is neither a regular file nor a folder; or it
+// is under /dev (but /dev/shm) or /proc, whose names are never replaced
+// (/dev/stdout names fd 1, which may be a regular file the shell opened).
 inline bool WritesInPlace(const std::string& path) {
   std::error_code ec;
+  const std::string abs = std::filesystem::absolute(path, ec).lexically_normal().string();
+  if (!ec && ((abs.rfind("/dev/", 0) == 0 && abs.rfind("/dev/shm/", 0) != 0) || abs.rfind("/proc/", 0) == 0)) {
+    return true;
+  }
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
   return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
          !std::filesystem::is_directory(st);
