@@ -137,20 +137,10 @@ int GenCommand(const std::vector<std::string>& args) {
     return std::string(drawn.load() ? "writing the JSON document" : "drawing the workload");
   });
   if (qsb) {
-    // In place for a device or a FIFO (AtomicFile's rule).
-    const bool in_place = WritesInPlace(out);
-    const std::string target = in_place ? out : ReplacedPath(out);
-    const std::string temp = in_place ? out : TempPathBeside(target);
-    absl::Status s = gen::GenerateQsbFile(o, temp, gen::kQsbBlockEvents, &offered, &written);
+    AtomicPath where(out);  // removes the temporary file unless committed
+    absl::Status s = gen::GenerateQsbFile(o, where.write_path(), gen::kQsbBlockEvents, &offered, &written);
     ticker.Stop();
-    if (in_place) {
-      // Written or not, nothing to rename or remove.
-    } else if (s.ok()) {
-      s = RenameOver(temp, target);
-    } else {
-      std::error_code ec;
-      std::filesystem::remove(temp, ec);
-    }
+    if (s.ok()) s = where.Commit();
     if (!s.ok()) {
       std::cerr << "quotasim gen: " << s.message() << "\n";
       return kExitError;

@@ -27,6 +27,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -79,33 +80,62 @@ inline absl::Status RenameOver(const std::string& temp, const std::string& path)
   return absl::DataLossError(absl::StrCat("cannot write ", path, ": ", ec.message()));
 }
 
+// Where an output for `path` is written, for writers that open the file
+// themselves (gen's streamed .qsb) and for AtomicFile: write_path() is a
+// temporary name beside the replaced file (ReplacedPath), or `path` itself
+// when it is written in place (WritesInPlace); Commit() renames the first
+// over the replaced file. Destroyed without a Commit(), it removes the
+// temporary file.
+class AtomicPath {
+ public:
+  explicit AtomicPath(std::string path) : path_(std::move(path)), in_place_(WritesInPlace(path_)) {
+    if (in_place_) {
+      write_ = path_;
+      return;
+    }
+    target_ = ReplacedPath(path_);
+    write_ = TempPathBeside(target_);
+  }
+  AtomicPath(const AtomicPath&) = delete;
+  AtomicPath& operator=(const AtomicPath&) = delete;
+  ~AtomicPath() {
+    if (committed_ || in_place_) return;
+    std::error_code ec;
+    std::filesystem::remove(write_, ec);
+  }
+
+  const std::string& path() const { return path_; }
+  const std::string& write_path() const { return write_; }
+  // The file at write_path() is complete (and closed): under its name.
+  absl::Status Commit() {
+    committed_ = true;  // RenameOver removes the temporary file on failure
+    return in_place_ ? absl::OkStatus() : RenameOver(write_, target_);
+  }
+
+ private:
+  std::string path_;
+  bool in_place_;
+  std::string target_;  // the file replaced (ReplacedPath); empty in place
+  std::string write_;
+  bool committed_ = false;
+};
+
 class AtomicFile {
  public:
   // (stdout_ is computed from the size and first byte: GCC 12 warns of a
   // maybe-uninitialized read in `path_ == "-"` after the move.)
-  explicit AtomicFile(std::string path) : stdout_(path.size() == 1 && path[0] == '-'), path_(std::move(path)) {
+  explicit AtomicFile(std::string path) : stdout_(path.size() == 1 && path[0] == '-') {
     if (stdout_) return;
-    in_place_ = WritesInPlace(path_);
-    if (in_place_) {
-      file_ = std::make_unique<std::ofstream>(path_, std::ios::binary | std::ios::trunc);
-      return;
-    }
-    target_ = ReplacedPath(path_);
-    temp_ = TempPathBeside(target_);
-    file_ = std::make_unique<std::ofstream>(temp_, std::ios::binary | std::ios::trunc);
+    where_.emplace(std::move(path));
+    file_ = std::make_unique<std::ofstream>(where_->write_path(), std::ios::binary | std::ios::trunc);
   }
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
-  ~AtomicFile() {
-    if (file_ && !committed_ && !in_place_) {
-      file_.reset();
-      std::error_code ec;
-      std::filesystem::remove(temp_, ec);
-    }
-  }
+  // The file is closed before where_ removes an uncommitted temporary one.
+  ~AtomicFile() { file_.reset(); }
 
   bool is_stdout() const { return stdout_; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return stdout_ ? kStdout : where_->path(); }
   // False once opening or a write failed.
   bool ok() const { return is_stdout() ? static_cast<bool>(std::cout) : static_cast<bool>(*file_); }
   std::ostream& stream() { return is_stdout() ? std::cout : *file_; }
@@ -118,20 +148,15 @@ class AtomicFile {
       return std::cout ? absl::OkStatus() : absl::DataLossError("error writing to standard output");
     }
     file_->close();
-    if (!*file_) return absl::DataLossError(absl::StrCat("cannot write ", path_));
-    committed_ = true;  // RenameOver removes the temporary file on failure
-    if (in_place_) return absl::OkStatus();
-    return RenameOver(temp_, target_);
+    if (!*file_) return absl::DataLossError(absl::StrCat("cannot write ", where_->path()));
+    return where_->Commit();
   }
 
  private:
+  inline static const std::string kStdout = "-";
   bool stdout_;
-  bool in_place_ = false;
-  std::string path_;
-  std::string target_;  // the file replaced (ReplacedPath)
-  std::string temp_;
+  std::optional<AtomicPath> where_;  // not for standard output
   std::unique_ptr<std::ofstream> file_;
-  bool committed_ = false;
 };
 
 }  // namespace qs
