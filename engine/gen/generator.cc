@@ -95,21 +95,47 @@ struct Draw {
   const std::vector<double>& count_cum;
 };
 
-// Jobs [b * kBlockJobs, end) of the steady profile, into jobs[0 .. end -
-// b * kBlockJobs); returns the block's span in operational time.
-double SteadyBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, GenJob* jobs) {
+// A job's run time from its normal draw (Rng::Normal's two uniforms).
+SimTime RunMs(const Draw& d, double radius, double angle) {
+  const double run = std::min(d.o.max_run_seconds, d.o.median_run_seconds * std::exp(d.sigma * Rng::NormalOf(radius, angle)));
+  return Ms(std::max(1.0, run));
+}
+
+// The job's (share, type) pair and instance count; with kFull false only
+// their two draws, to keep the generator in step.
+template <bool kFull>
+void DrawPlacement(const Draw& d, Rng& rng, GenJob& j) {
+  if constexpr (kFull) {
+    const Pair& pair = d.pairs[static_cast<size_t>(rng.Weighted(d.pair_cum))];
+    j.share = static_cast<int8_t>(pair.share);
+    j.unit = static_cast<int8_t>(pair.unit);
+    j.count = static_cast<int8_t>(std::min(kInstanceCounts[rng.Weighted(d.count_cum)], pair.cap));
+  } else {
+    rng.Skip(2);
+  }
+}
+
+// Jobs [b * kBlockJobs, end) of the steady profile; returns the block's span
+// in operational time and adds the follow-ups its jobs ask for to
+// *follow_ups. With kFull every field goes into jobs[0 .. end - b *
+// kBlockJobs) (reset to GenJob{} by the caller); without, `jobs` is not
+// written: the same draws in the same order (so the span is the same), but
+// none of the arithmetic pass 1 of EventSource does not read (placement,
+// run times but where a follow-up's time needs one), which made half of
+// gen's time when each block was drawn twice in full.
+template <bool kFull>
+double SteadyBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, GenJob* jobs, int64_t* follow_ups) {
   const GenOptions& o = d.o;
-  const double rate = d.rate, sigma = d.sigma;
-  const std::vector<Pair>& pairs = d.pairs;
-  const std::vector<double>& pair_cum = d.pair_cum;
-  const std::vector<double>& count_cum = d.count_cum;
+  const double rate = d.rate;
   // Bursts of 50-349 jobs (a sweep of runs, a deadline) at five times
   // the rate, starting so that about burst_fraction of the jobs are in
   // one. They raise the queues for minutes to an hour, not for days.
   int64_t burst_left = 0;
   double t = 0;
+  int64_t follow = 0;
+  GenJob spare;
   for (int64_t i = b * kBlockJobs; i < end; ++i) {
-    GenJob& j = jobs[i - b * kBlockJobs];
+    GenJob& j = kFull ? jobs[i - b * kBlockJobs] : spare;
     if (burst_left > 0) {
       --burst_left;
     } else if (rng.Uniform() < o.burst_fraction / 200.0) {
@@ -117,12 +143,10 @@ double SteadyBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, GenJob* jobs
     }
     t += rng.Exponential() / rate * (burst_left > 0 ? 0.2 : 1.0);
     j.op_time = t;
-    const Pair& pair = pairs[static_cast<size_t>(rng.Weighted(pair_cum))];
-    j.share = static_cast<int8_t>(pair.share);
-    j.unit = static_cast<int8_t>(pair.unit);
-    j.count = static_cast<int8_t>(std::min(kInstanceCounts[rng.Weighted(count_cum)], pair.cap));
-    const double run = std::min(o.max_run_seconds, o.median_run_seconds * std::exp(sigma * rng.Normal()));
-    j.run = Ms(std::max(1.0, run));
+    DrawPlacement<kFull>(d, rng, j);
+    const double radius = rng.OpenUniform();
+    const double angle = rng.Uniform();
+    if (kFull) j.run = RunMs(d, radius, angle);
     // Most jobs at the queue's usual priority 5, 2% above it (urgent runs),
     // none below: in-share preemption then moves the few urgent jobs ahead
     // instead of churning every job. (Jobs below the usual priority are the
@@ -135,47 +159,59 @@ double SteadyBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, GenJob* jobs
     // Follow-ups come while the job is alive: before its first attempt
     // could end (a wait or a preemption only makes it later), the
     // update before the termination.
-    if (rng.Uniform() < o.priority_update_fraction) {
-      j.update_after = static_cast<int32_t>(rng.Uniform() * static_cast<double>(std::min<SimTime>(j.run, 7'200'000)));
+    const bool update = rng.Uniform() < o.priority_update_fraction;
+    double update_at = 0;
+    if (update) {
+      update_at = rng.Uniform();
       j.new_priority = static_cast<int8_t>(5 + rng.Below(5));  // escalated or kept, never lowered
     }
-    if (rng.Uniform() < o.terminate_fraction) {
-      j.terminate_after = static_cast<int32_t>(rng.Uniform() * static_cast<double>(std::min<SimTime>(j.run, 3'600'000)));
-      if (j.update_after >= j.terminate_after) j.update_after = -1;
-    }
+    const bool terminate = rng.Uniform() < o.terminate_fraction;
+    double terminate_at = 0;
+    if (terminate) terminate_at = rng.Uniform();
+    // Without kFull a follow-up's time is only compared with 0 (below), but
+    // for an update before a termination, which needs the run time.
+    if (!kFull && update && terminate) j.run = RunMs(d, radius, angle);
+    j.update_after = update ? static_cast<int32_t>(update_at * static_cast<double>(std::min<SimTime>(j.run, 7'200'000))) : -1;
+    j.terminate_after =
+        terminate ? static_cast<int32_t>(terminate_at * static_cast<double>(std::min<SimTime>(j.run, 3'600'000))) : -1;
+    if (j.update_after >= j.terminate_after && terminate) j.update_after = -1;
+    follow += (j.update_after >= 0) + (j.terminate_after >= 0);
   }
+  *follow_ups += follow;
   return t;
 }
 
 // The same for the stress profile (the shape of gen before profiles, byte
 // for byte): a block is a burst, at ten times the rate, with probability
 // burst_fraction.
-double StressBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, GenJob* jobs) {
+template <bool kFull>
+double StressBlock(const Draw& d, Rng& rng, int64_t b, int64_t end, GenJob* jobs, int64_t* follow_ups) {
   const GenOptions& o = d.o;
-  const double rate = d.rate, sigma = d.sigma;
-  const std::vector<Pair>& pairs = d.pairs;
-  const std::vector<double>& pair_cum = d.pair_cum;
-  const std::vector<double>& count_cum = d.count_cum;
+  const double rate = d.rate;
   const bool burst = rng.Uniform() < o.burst_fraction;
   double t = 0;
+  int64_t follow = 0;
+  GenJob spare;
   for (int64_t i = b * kBlockJobs; i < end; ++i) {
-    GenJob& j = jobs[i - b * kBlockJobs];
+    GenJob& j = kFull ? jobs[i - b * kBlockJobs] : spare;
     t += rng.Exponential() / rate * (burst ? 0.1 : 1.0);
     j.op_time = t;
-    const Pair& pair = pairs[static_cast<size_t>(rng.Weighted(pair_cum))];
-    j.share = static_cast<int8_t>(pair.share);
-    j.unit = static_cast<int8_t>(pair.unit);
-    j.count = static_cast<int8_t>(std::min(kInstanceCounts[rng.Weighted(count_cum)], pair.cap));
-    const double run = std::min(o.max_run_seconds, o.median_run_seconds * std::exp(sigma * rng.Normal()));
-    j.run = Ms(std::max(1.0, run));
+    DrawPlacement<kFull>(d, rng, j);
+    const double radius = rng.OpenUniform();
+    const double angle = rng.Uniform();
+    if (kFull) j.run = RunMs(d, radius, angle);
     j.priority = static_cast<int8_t>(std::min<int64_t>(9, rng.Below(4) + rng.Below(4) + rng.Below(3)));
     j.failed = rng.Uniform() < 0.02;
+    j.update_after = -1;
     if (rng.Uniform() < o.priority_update_fraction) {
       j.update_after = static_cast<int32_t>(Ms(rng.Uniform() * 7200));
       j.new_priority = static_cast<int8_t>(rng.Below(10));
     }
+    j.terminate_after = -1;
     if (rng.Uniform() < o.terminate_fraction) j.terminate_after = static_cast<int32_t>(Ms(rng.Uniform() * 3600));
+    follow += (j.update_after >= 0) + (j.terminate_after >= 0);
   }
+  *follow_ups += follow;
   return t;
 }
 
@@ -249,14 +285,9 @@ class EventSource {
     // Pass 1: each block's span, and the follow-ups it asks for.
     std::vector<double> span(static_cast<size_t>(nblocks_));
     std::vector<int64_t> follow(static_cast<size_t>(nblocks_));
-    tbb::enumerable_thread_specific<std::vector<GenJob>> scratch{std::vector<GenJob>(kBlockJobs)};
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, nblocks_, 1), [&](const tbb::blocked_range<int64_t>& range) {
-      std::vector<GenJob>& jobs = scratch.local();
       for (int64_t b = range.begin(); b != range.end(); ++b) {
-        const int64_t end = DrawBlock(b, jobs.data(), &span[static_cast<size_t>(b)]);
-        int64_t f = 0;
-        for (int64_t i = 0; i < end - b * kBlockJobs; ++i) f += (jobs[i].update_after >= 0) + (jobs[i].terminate_after >= 0);
-        follow[static_cast<size_t>(b)] = f;
+        span[static_cast<size_t>(b)] = DrawSpan(b, &follow[static_cast<size_t>(b)]);
       }
     }, tbb::simple_partitioner());
     offset_.assign(static_cast<size_t>(nblocks_), 0);
@@ -267,10 +298,11 @@ class EventSource {
     // last block holds the largest; the windows check it (span_ok()).
     const int64_t from = exact_span ? 0 : nblocks_ - 1;
     std::vector<SimTime> last(static_cast<size_t>(nblocks_ - from));
+    tbb::enumerable_thread_specific<std::vector<GenJob>> scratch{std::vector<GenJob>(kBlockJobs)};
     tbb::parallel_for(tbb::blocked_range<int64_t>(from, nblocks_, 1), [&](const tbb::blocked_range<int64_t>& range) {
       std::vector<GenJob>& jobs = scratch.local();
       for (int64_t b = range.begin(); b != range.end(); ++b) {
-        const int64_t end = DrawBlock(b, jobs.data(), nullptr);
+        const int64_t end = DrawBlock(b, jobs.data());
         Arrivals(b, end, jobs.data());
         SimTime m = jobs[0].arrival;
         for (int64_t i = 1; i < end - b * kBlockJobs; ++i) m = std::max(m, jobs[i].arrival);
@@ -386,16 +418,27 @@ class EventSource {
   };
 
   // Draws block b into jobs[0..] (buffers are reused: every field starts
-  // from GenJob{}); returns its end (a job index). `span`: the block's span
-  // in operational time.
-  int64_t DrawBlock(int64_t b, GenJob* jobs, double* span) const {
+  // from GenJob{}); returns its end (a job index).
+  int64_t DrawBlock(int64_t b, GenJob* jobs) const {
     Rng rng(o_.seed, 1 + static_cast<uint64_t>(b));
     const int64_t end = std::min(n_, (b + 1) * kBlockJobs);
     std::fill(jobs, jobs + (end - b * kBlockJobs), GenJob{});  // the draw sets only what a job has
-    const double t = o_.profile == Profile::kSteady ? SteadyBlock(*draw_, rng, b, end, jobs)
-                                                    : StressBlock(*draw_, rng, b, end, jobs);
-    if (span != nullptr) *span = t;
+    int64_t follow_ups = 0;
+    if (o_.profile == Profile::kSteady) {
+      SteadyBlock<true>(*draw_, rng, b, end, jobs, &follow_ups);
+    } else {
+      StressBlock<true>(*draw_, rng, b, end, jobs, &follow_ups);
+    }
     return end;
+  }
+  // Block b's span in operational time, and its follow-ups into *follow_ups
+  // (the same draws as DrawBlock, without the jobs).
+  double DrawSpan(int64_t b, int64_t* follow_ups) const {
+    Rng rng(o_.seed, 1 + static_cast<uint64_t>(b));
+    const int64_t end = std::min(n_, (b + 1) * kBlockJobs);
+    *follow_ups = 0;
+    return o_.profile == Profile::kSteady ? SteadyBlock<false>(*draw_, rng, b, end, nullptr, follow_ups)
+                                          : StressBlock<false>(*draw_, rng, b, end, nullptr, follow_ups);
   }
   // Operational time -> wall time through the diurnal intensity, by Newton
   // from the block's previous answer (a step or two), so the result depends
@@ -423,7 +466,7 @@ class EventSource {
     tbb::parallel_for(tbb::blocked_range<int64_t>(first_block, end_block, 1), [&](const tbb::blocked_range<int64_t>& range) {
       for (int64_t b = range.begin(); b != range.end(); ++b) {
         GenJob* jobs = window_.data() + (b * kBlockJobs - window_first_);
-        const int64_t end = DrawBlock(b, jobs, nullptr);
+        const int64_t end = DrawBlock(b, jobs);
         Arrivals(b, end, jobs);
       }
     }, tbb::simple_partitioner());

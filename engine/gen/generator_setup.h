@@ -41,10 +41,18 @@ class Rng {
   Rng(uint64_t seed, uint64_t stream) : g_(seed * 0x9E3779B97F4A7C15ULL ^ (stream + 1) * 0xBF58476D1CE4E5B9ULL) {}
   double Uniform() { return static_cast<double>(g_() >> 11) * (1.0 / 9007199254740992.0); }  // [0,1)
   double OpenUniform() { return (static_cast<double>(g_() >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+  void Skip(int n) {  // n draws, their values unused
+    for (int i = 0; i < n; ++i) g_();
+  }
   int64_t Below(int64_t n) { return static_cast<int64_t>(g_() % static_cast<uint64_t>(n)); }
   double Exponential() { return -std::log(OpenUniform()); }
   double Normal() {  // Box-Muller, one value per call
-    return std::sqrt(-2.0 * std::log(OpenUniform())) * std::cos(2.0 * kPi * Uniform());
+    const double radius = OpenUniform();
+    const double angle = Uniform();
+    return NormalOf(radius, angle);
+  }
+  static double NormalOf(double radius, double angle) {
+    return std::sqrt(-2.0 * std::log(radius)) * std::cos(2.0 * kPi * angle);
   }
   // Index drawn with probability proportional to weights.
   int Weighted(const std::vector<double>& cumulative) {
