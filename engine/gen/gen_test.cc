@@ -6,12 +6,14 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "engine/gen/generator.h"
+#include "engine/gen/generator_setup.h"
 #include "engine/gen/memory_budget.h"
 #include "engine/gen/qsb.h"
 #include "engine/gen/qsb_codec.h"
@@ -94,6 +96,16 @@ TEST(GeneratorTest, WorkloadHasTheDocumentedShape) {
   const double median_s = static_cast<double>(runs[runs.size() / 2]) / 1000.0;
   EXPECT_NEAR(median_s, 900, 60);  // Philly-like 15 minutes
   EXPECT_GT(runs.back(), 86'400'000);  // a tail to days
+}
+
+// Mt64 is MT19937-64: the sequence of std::mt19937_64 from the same seed,
+// across several refills of its 312 words, for seeds as Rng makes them.
+TEST(GeneratorTest, Mt64IsStdMt19937_64) {
+  for (uint64_t seed : {uint64_t{0}, uint64_t{5489}, uint64_t{0x9E3779B97F4A7C15ULL}, ~uint64_t{0}}) {
+    generator_internal::Mt64 mine(seed);
+    std::mt19937_64 std_mt(seed);
+    for (int i = 0; i < 5000; ++i) ASSERT_EQ(mine(), std_mt()) << "seed " << seed << " draw " << i;
+  }
 }
 
 // The stress profile is gen's shape before profiles, byte for byte: the

@@ -34,11 +34,12 @@
 //    it always finds the job alive; a stress one may find it gone.
 //
 // Determinism: jobs are generated in blocks of kBlockJobs, each from its own
-// std::mt19937_64 seeded by (seed, block), with quotasim's own distribution
-// code (the standard distributions are implementation-defined). Blocks run
-// in parallel under oneTBB; arrival offsets are a serial prefix sum of the
-// blocks' spans. A block is drawn three times (for its span, for the last
-// arrival, which the limit changes need, and for its events), so the jobs
+// MT19937-64 (std::mt19937_64's sequence) seeded by (seed, block), with
+// quotasim's own distribution code (the standard distributions are
+// implementation-defined). Blocks run in parallel under oneTBB; arrival
+// offsets are a serial prefix sum of the blocks' spans. A block is drawn
+// three times (for its span, without the jobs' arithmetic; for the last
+// arrival, which the limit changes need; and for its events), so the jobs
 // are held one window of blocks at a time. The same options give the same
 // Scenario, byte for byte once written, at any thread count and window.
 //
