@@ -320,7 +320,8 @@ void Engine::AddCandidate(int32_t id) {
   const VictimKey k = st_.KeyOf(id);
   const Job& j = st_.jobs[id];
   st_.shares[j.share].dispatched[j.unit].Insert(k);
-  ForEachCandidateTree(id, [&k](absl::btree_set<VictimKey>& tree) { tree.insert(k); });
+  // Hinted as in DispatchedSet::Insert: the newest job usually comes first.
+  ForEachCandidateTree(id, [&k](absl::btree_set<VictimKey>& tree) { tree.insert(tree.begin(), k); });
 }
 
 void Engine::RemoveCandidate(int32_t id) {

@@ -139,8 +139,12 @@ static_assert(sizeof(Job) <= 112, "the job record must stay compact");
 // still there is live again.
 class DispatchedSet {
  public:
+  // A job dispatched now is usually the first in victim order (the newest
+  // of the lowest priority): the hint makes that insert a leaf append.
   void Insert(const VictimKey& k) {
-    if (!tree_.insert(k).second) --stale_;  // its stale entry, live again
+    const size_t before = tree_.size();
+    tree_.insert(tree_.begin(), k);
+    if (tree_.size() == before) --stale_;  // its stale entry, live again
   }
   // k leaves the set. `live(x)` says whether entry x (not k) is live.
   template <typename Live>
