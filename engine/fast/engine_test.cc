@@ -257,60 +257,66 @@ TEST(InvariantCheckerTest, UnitTotalsAreCheckedWhereTheyChanged) {
 // most rounds take) visits exactly what walking the sorted order does, on
 // random keys (ratio ties, infinite ratios, shares without a head) and with
 // visits that make other shares active or inactive as they go.
-// The 4-ary heap (full nodes by a branch-free tournament, the last partial
-// node by a scan) pops in (time, seq) order, as std::priority_queue does,
-// through random pushes and pops with many equal times and sizes crossing
-// every node shape.
-TEST(EventHeapTest, PopsInTimeThenSequenceOrderAsAPriorityQueue) {
+// The radix heap takes the events of its least time in (time, seq) order,
+// as std::priority_queue pops them, through random pushes (never before the
+// time last taken, as in the engine) and takes, with many equal times, times
+// far apart (high buckets) and close (low ones), and a big heap.
+TEST(RadixEventHeapTest, TakesInTimeThenSequenceOrderAsAPriorityQueue) {
   using engine_internal::Event;
   auto later = [](const Event& a, const Event& b) { return a.time != b.time ? a.time > b.time : a.seq > b.seq; };
   std::mt19937_64 rng(11);
-  for (int round = 0; round < 200; ++round) {
-    engine_internal::EventHeap heap;
+  for (int round = 0; round < 300; ++round) {
+    engine_internal::RadixEventHeap heap;
     std::priority_queue<Event, std::vector<Event>, decltype(later)> want(later);
     int64_t seq = 0;
-    const int64_t spread = round % 3 == 0 ? 3 : 1000;  // few distinct times: ties decided by seq
+    SimTime now = static_cast<SimTime>(rng() % 1000);
+    // Few distinct times (ties decided by seq), a day, or up to 2^50 ms.
+    const uint64_t spread = round % 3 == 0 ? 3 : round % 3 == 1 ? 86'400'000 : uint64_t{1} << 50;
     const int ops = 1 + static_cast<int>(rng() % 400);
+    auto take = [&] {
+      const SimTime t = heap.MinTime();
+      ASSERT_EQ(t, want.top().time) << "round " << round;
+      heap.TakeMin([&](const Event& ev) {
+        ASSERT_EQ(ev.seq, want.top().seq) << "round " << round;
+        want.pop();
+        // An event taken may push later ones, as in the engine.
+        if (ev.job % 4 == 0) {
+          const Event more{t + 1 + static_cast<SimTime>(rng() % spread), seq++, engine_internal::EventType::kTick, 1, 0, 0};
+          heap.push(more);
+          want.push(more);
+        }
+      });
+      ASSERT_TRUE(want.empty() || want.top().time > t) << "round " << round;
+      now = t;
+    };
     for (int k = 0; k < ops; ++k) {
       if (rng() % 3 != 0 || want.empty()) {
-        const Event ev{static_cast<SimTime>(rng() % static_cast<uint64_t>(spread)), seq++,
-                       engine_internal::EventType::kTick, k, 0, 0};
+        const Event ev{now + static_cast<SimTime>(rng() % spread), seq++, engine_internal::EventType::kTick, k, 0, 0};
         heap.push(ev);
         want.push(ev);
       } else {
-        ASSERT_EQ(heap.top().seq, want.top().seq) << "round " << round << ", op " << k;
-        heap.pop();
-        want.pop();
+        take();
       }
       ASSERT_EQ(heap.size(), want.size());
     }
-    while (!want.empty()) {
-      ASSERT_EQ(heap.top().seq, want.top().seq) << "round " << round << ", draining";
-      heap.pop();
-      want.pop();
-    }
+    while (!want.empty()) take();
     EXPECT_TRUE(heap.empty());
   }
-  // A big heap (eight levels), grown and drained.
-  engine_internal::EventHeap heap;
+  // A big heap: 50,000 events over 50 times, taken time by time.
+  engine_internal::RadixEventHeap heap;
   std::priority_queue<Event, std::vector<Event>, decltype(later)> want(later);
-  const size_t big = 50'000;
-  for (size_t k = 0; k < big; ++k) {
-    const Event ev{static_cast<SimTime>(rng() % 50), static_cast<int64_t>(k), engine_internal::EventType::kTick, 0, 0, 0};
+  for (int64_t k = 0; k < 50'000; ++k) {
+    const Event ev{static_cast<SimTime>(rng() % 50), k, engine_internal::EventType::kTick, 0, 0, 0};
     heap.push(ev);
     want.push(ev);
-    if (k % 3 == 2) {
-      ASSERT_EQ(heap.top().seq, want.top().seq) << "growing, " << k;
-      heap.pop();
-      want.pop();
-    }
   }
-  ASSERT_GT(heap.size(), big / 2);
   while (!want.empty()) {
-    ASSERT_EQ(heap.top().seq, want.top().seq) << "draining, " << want.size() << " left";
-    heap.pop();
-    want.pop();
+    heap.TakeMin([&](const Event& ev) {
+      ASSERT_EQ(ev.seq, want.top().seq) << want.size() << " left";
+      want.pop();
+    });
   }
+  EXPECT_TRUE(heap.empty());
 }
 
 // The share queue (per-priority arrays, an ordered side list for older
