@@ -417,29 +417,29 @@ class EventSource {
     bool operator>(const Pending& x) const { return time != x.time ? time > x.time : key > x.key; }
   };
 
-  // Draws block b into jobs[0..] (buffers are reused: every field starts
-  // from GenJob{}); returns its end (a job index).
-  int64_t DrawBlock(int64_t b, GenJob* jobs) const {
+  // The end (a job index) of block b.
+  int64_t BlockEnd(int64_t b) const { return std::min(n_, (b + 1) * kBlockJobs); }
+  // Block b's draws from its own generator, in its profile (SteadyBlock,
+  // StressBlock): its span in operational time, its follow-ups into
+  // *follow_ups, and with kFull its jobs into jobs[0..].
+  template <bool kFull>
+  double DrawAny(int64_t b, GenJob* jobs, int64_t* follow_ups) const {
     Rng rng(o_.seed, 1 + static_cast<uint64_t>(b));
-    const int64_t end = std::min(n_, (b + 1) * kBlockJobs);
+    *follow_ups = 0;
+    return o_.profile == Profile::kSteady ? SteadyBlock<kFull>(*draw_, rng, b, BlockEnd(b), jobs, follow_ups)
+                                          : StressBlock<kFull>(*draw_, rng, b, BlockEnd(b), jobs, follow_ups);
+  }
+  // Draws block b into jobs[0..] (buffers are reused: every field starts
+  // from GenJob{}); returns its end.
+  int64_t DrawBlock(int64_t b, GenJob* jobs) const {
+    const int64_t end = BlockEnd(b);
     std::fill(jobs, jobs + (end - b * kBlockJobs), GenJob{});  // the draw sets only what a job has
-    int64_t follow_ups = 0;
-    if (o_.profile == Profile::kSteady) {
-      SteadyBlock<true>(*draw_, rng, b, end, jobs, &follow_ups);
-    } else {
-      StressBlock<true>(*draw_, rng, b, end, jobs, &follow_ups);
-    }
+    int64_t follow_ups;
+    DrawAny<true>(b, jobs, &follow_ups);
     return end;
   }
-  // Block b's span in operational time, and its follow-ups into *follow_ups
-  // (the same draws as DrawBlock, without the jobs).
-  double DrawSpan(int64_t b, int64_t* follow_ups) const {
-    Rng rng(o_.seed, 1 + static_cast<uint64_t>(b));
-    const int64_t end = std::min(n_, (b + 1) * kBlockJobs);
-    *follow_ups = 0;
-    return o_.profile == Profile::kSteady ? SteadyBlock<false>(*draw_, rng, b, end, nullptr, follow_ups)
-                                          : StressBlock<false>(*draw_, rng, b, end, nullptr, follow_ups);
-  }
+  // Block b's span and its follow-ups, without the jobs.
+  double DrawSpan(int64_t b, int64_t* follow_ups) const { return DrawAny<false>(b, nullptr, follow_ups); }
   // Operational time -> wall time through the diurnal intensity, by Newton
   // from the block's previous answer (a step or two), so the result depends
   // only on the block, never on the thread count or the window.
