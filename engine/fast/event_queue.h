@@ -54,7 +54,7 @@ struct Event {
 
 // A monotone priority queue of events (a radix heap: Ahuja, Mehlhorn,
 // Orlin and Tarjan): every pushed time must be at least the time last taken
-// (Take), which holds in the engine, where nothing is scheduled before now.
+// (TakeMin), which holds in the engine, where nothing is scheduled before now.
 // Bucket 0 holds events at `last_` (the time last taken), bucket b > 0 those
 // whose time first differs from last_ at bit b - 1 (counting from the top),
 // so a push is an append, and taking the next time moves only the lowest
