@@ -52,6 +52,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -244,6 +245,7 @@ class Engine {
   SimTime next_tick_ = -1;
   int64_t next_progress_ = 0;  // stats_.events_processed at the next LogSink::OnProgress
   int64_t next_submit_ = 0;  // ordinal of the next named submission
+  std::pair<int64_t, int32_t> last_named_{-2, 0};  // the last accepted one's ordinal and name rank
   int64_t runnable_count_ = 0;
   bool round_dropped_ = false;  // a reservation was dropped in this round
   bool dirty_ = true;           // state changed since the last pass

@@ -134,7 +134,11 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   // The parsers keep these within int32 and validation within their ranges.
   j.n = static_cast<int32_t>(r.instance_count);
   j.priority = static_cast<int32_t>(r.scheduling_priority.value_or(0));
-  j.name_rank = st_.index.job_names.RankOf(ordinal);  // validation rejects a submission without a name
+  // Validation rejects a submission without a name. Ordinals come in order
+  // (but for rejected submissions): RankAfter takes the step from the last.
+  j.name_rank = ordinal == last_named_.first + 1 ? st_.index.job_names.RankAfter(ordinal, last_named_.second)
+                                                 : st_.index.job_names.RankOf(ordinal);
+  last_named_ = {ordinal, j.name_rank};
   j.run_time = r.run_time;
   j.outcome = r.outcome;
   j.retry_attempts = static_cast<int8_t>(r.retry_attempts.value_or(1));

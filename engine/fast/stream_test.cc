@@ -535,7 +535,9 @@ TEST(JobNamesTest, RanksFollowByteOrderAndFindReturnsThem) {
 // The generated-names fast path (JobNames::Sequential) against the general
 // one (Build, a sort) on the same names, across digit-count boundaries.
 TEST(JobNamesTest, SequentialEqualsBuildOfTheSameNames) {
-  for (int64_t n : {0, 1, 2, 9, 10, 11, 99, 100, 101, 1000, 12345}) {
+  // Chunks of 4,096 names: 4095-4097 and 12345 cross their boundaries;
+  // 100001 has a chunk start deep in a subtree (NumberAt's walk).
+  for (int64_t n : {0, 1, 2, 9, 10, 11, 99, 100, 101, 1000, 4095, 4096, 4097, 12345, 100001}) {
     std::string chars;
     std::vector<uint64_t> ends;
     for (int64_t k = 0; k < n; ++k) {

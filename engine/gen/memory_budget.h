@@ -6,9 +6,10 @@
 // generated jobs took 6.7 GB to run and 6.2 GB to generate that way (about
 // 670 and 620 bytes per event); `gen --out X.qsb` draws and encodes window
 // by window (about 60 MB at any size: nothing to check), and `run X.qsb` on the fast
-// engine streams the blocks and keeps per job only its name, the name's rank
-// both ways and the summary's wait (1e7 generated jobs in about 0.37 GB: job records
-// are held only for the jobs in flight). A run
+// engine streams the blocks and keeps per job only the slot of the name's
+// rank, the summary's wait and, for names gen did not make, the name and its
+// rank (1e7 generated jobs in about 0.22 GB: job records are held only for
+// the jobs in flight, generated names are computed). A run
 // larger than the machine's memory would otherwise end in the kernel's OOM
 // killer, with no message, after minutes of work: --jobs goes up to 1e8.
 // The constants are lower bounds under those figures, so the check refuses
@@ -28,10 +29,11 @@ inline constexpr uint64_t kMinBytesPerEvent = 500;
 // large as its text: a bound per byte of the file.
 inline constexpr uint64_t kMinJsonBytesPerFileByte = 2;
 // `quotasim run X.qsb` streams the events (QsbFileStream) and keeps per job
-// the name's rank both ways (8 bytes), the summary's wait (8 bytes) and the
-// name (at least a byte and its 4-byte end): a bound per job submission.
-// (The fast engine's 112-byte job records are held for jobs in flight only.)
-inline constexpr uint64_t kMinStreamRunBytesPerJob = 21;
+// the job slot of its name's rank (4 bytes) and the summary's wait (8
+// bytes); names gen did not make add the name and its rank by ordinal:
+// a bound per job submission. (The fast engine's 112-byte job records are
+// held for jobs in flight only; generated names are not stored.)
+inline constexpr uint64_t kMinStreamRunBytesPerJob = 12;
 
 // Physical memory of this machine (sysconf), or 0 when unknown (the check
 // is then skipped).

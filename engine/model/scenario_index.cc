@@ -159,54 +159,120 @@ JobNames JobNames::Build(std::string_view chars, const std::vector<uint64_t>& en
 
 JobNames JobNames::Sequential(int64_t n) {
   JobNames out;
-  out.generated_ = true;
-  out.rank_.resize(static_cast<size_t>(n));
-  // Every array at its final size from the start: grown by doubling (and
-  // trimmed after), the characters were copied three or four times onto
-  // fresh pages, most of the time this took at 1e7 names.
-  uint64_t chars = 0;
-  for (int64_t width = 1, lo = 0, hi = 10; lo < n; ++width, lo = hi, hi *= 10) {
-    chars += static_cast<uint64_t>(std::min(hi, n) - lo) * static_cast<uint64_t>(width + 1);  // "j" and the digits
-  }
-  out.chars_.reserve(chars);
-  // At most 19 characters per name ("j" and up to 18 digits).
-  const bool wide = static_cast<uint64_t>(n) * 19 > std::numeric_limits<uint32_t>::max();
-  if (wide) {
-    out.ends64_.reserve(static_cast<size_t>(n));
-  } else {
-    out.ends32_.reserve(static_cast<size_t>(n));
-  }
-  int32_t rank = 0;
-  char buf[24];
-  auto emit = [&](int64_t k) {
-    const std::string_view name = GeneratedName(k, buf);
-    out.chars_.append(name.data(), name.size());
-    if (wide) {
-      out.ends64_.push_back(out.chars_.size());
-    } else {
-      out.ends32_.push_back(static_cast<uint32_t>(out.chars_.size()));
-    }
-    out.rank_[static_cast<size_t>(k)] = rank++;
-  };
-  if (n > 0) emit(0);  // "j0" sorts before "j1..."
-  // 1 .. n-1 in the byte order of their decimal digits: a walk of the digit
-  // trie (after k: k0 if it exists; else up past trailing 9s and ends, then
-  // the next sibling).
-  int64_t k = 1;
-  for (int64_t i = 1; i < n; ++i) {
-    emit(k);
-    if (k <= (n - 1) / 10) {
-      k *= 10;
-    } else {
-      while (k % 10 == 9 || k + 1 >= n) k /= 10;
-      ++k;
-    }
-  }
+  out.generated_ = std::make_shared<const GeneratedNames>(n);
   return out;
 }
 
+JobNames::GeneratedNames::GeneratedNames(int64_t n)
+    : n_(n), chunks_(std::make_unique<std::atomic<const Chunk*>[]>(static_cast<size_t>((n + kChunk - 1) / kChunk))) {
+  digits_ = 1;
+  for (int64_t p = 10; p <= n - 1; p *= 10) ++digits_;
+  for (int64_t c = 0; c < (n + kChunk - 1) / kChunk; ++c) chunks_[static_cast<size_t>(c)].store(nullptr);
+}
+
+JobNames::GeneratedNames::~GeneratedNames() {
+  for (int64_t c = 0; c < (n_ + kChunk - 1) / kChunk; ++c) delete chunks_[static_cast<size_t>(c)].load();
+}
+
+int32_t JobNames::GeneratedNames::RankOf(int64_t k) const {
+  // g[l]: the l-digit numbers below g[l] are those whose digits, padded with
+  // zeros to digits_, are below k's so padded: k * 10^(l - len) for l at
+  // least k's length len, else k's first l digits, plus one unless the rest
+  // are all zeros (ceil(k / 10^(len - l))).
+  int64_t g[20];
+  int len = 1;
+  for (int64_t p = 10; p <= k; p *= 10) ++len;
+  g[len] = k;
+  int64_t head = k;
+  bool rest = false;  // a non-zero digit after the first l
+  for (int l = len - 1; l >= 1; --l) {
+    rest |= head % 10 != 0;
+    head /= 10;
+    g[l] = head + (rest ? 1 : 0);
+  }
+  for (int l = len + 1; l <= digits_; ++l) g[l] = g[l - 1] * 10;
+  int64_t rank = 0;
+  int64_t lo = 0, hi = 10;  // the l-digit numbers: [lo, hi) (0 has one digit)
+  for (int l = 1; l <= digits_; ++l) {
+    rank += std::max<int64_t>(0, std::min({g[l], hi, n_}) - lo);
+    lo = hi;
+    hi *= 10;
+  }
+  // The prefixes of k equal to it when padded (k without trailing zeros)
+  // sort before it.
+  for (int64_t m = k; m > 0 && m % 10 == 0; m /= 10) ++rank;
+  return static_cast<int32_t>(rank);
+}
+
+int32_t JobNames::GeneratedNames::RankAfter(int64_t k, int32_t previous) const {
+  // Between "j<m>" and "j<m+1>", when adding one carries no digit: m's
+  // extensions (m0 .. m9, m00 .. m99, ... below n) and nothing else.
+  if (k % 10 == 0 || k == 1) return RankOf(k);
+  const int64_t m = k - 1;
+  int64_t between = 0;
+  for (int64_t a = m * 10, b = k * 10; a < n_; a *= 10, b *= 10) between += std::min(b, n_) - a;
+  return static_cast<int32_t>(previous + 1 + between);
+}
+
+int64_t JobNames::GeneratedNames::NumberAt(int64_t rank) const {
+  if (rank == 0) return 0;  // "j0" sorts first
+  int64_t left = rank - 1;  // names to pass after "j0"
+  int64_t cur = 1;
+  while (true) {
+    // Names with the digits of cur as a prefix (cur's subtree of the trie).
+    int64_t subtree = 0;
+    for (int64_t a = cur, b = cur + 1; a < n_; a *= 10, b *= 10) subtree += std::min(b, n_) - a;
+    if (left >= subtree) {
+      left -= subtree;
+      ++cur;  // the next sibling (rank < n: never past the last one)
+    } else if (left == 0) {
+      return cur;
+    } else {
+      --left;
+      cur *= 10;  // into the first child
+    }
+  }
+}
+
+const JobNames::GeneratedNames::Chunk& JobNames::GeneratedNames::ChunkAt(int64_t c) const {
+  std::atomic<const Chunk*>& slot = chunks_[static_cast<size_t>(c)];
+  if (const Chunk* p = slot.load(std::memory_order_acquire); p != nullptr) return *p;
+  auto made = std::make_unique<Chunk>();
+  const int64_t first = c * kChunk, end = std::min(n_, first + kChunk);
+  made->ends.reserve(static_cast<size_t>(end - first));
+  char buf[24];
+  // Names in byte order from the chunk's first: a walk of the digit trie
+  // (after k: k0 if it exists; else up past trailing 9s and ends, then the
+  // next sibling; after 0: 1).
+  int64_t k = NumberAt(first);
+  for (int64_t r = first; r < end; ++r) {
+    made->chars += GeneratedName(k, buf);
+    made->ends.push_back(static_cast<uint32_t>(made->chars.size()));
+    if (k == 0) {
+      k = 1;
+    } else if (k <= (n_ - 1) / 10) {
+      k *= 10;
+    } else {
+      while (k % 10 == 9 || k + 1 >= n_) k /= 10;
+      ++k;
+    }
+  }
+  const Chunk* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel, std::memory_order_acquire)) {
+    return *made.release();
+  }
+  return *expected;  // another thread wrote the same chunk first
+}
+
+std::string_view JobNames::GeneratedNames::Name(int32_t rank) const {
+  const Chunk& ch = ChunkAt(rank >> kChunkBits);
+  const size_t i = static_cast<size_t>(rank & (kChunk - 1));
+  const uint32_t begin = i == 0 ? 0 : ch.ends[i - 1];
+  return std::string_view(ch.chars).substr(begin, ch.ends[i] - begin);
+}
+
 int32_t JobNames::Find(std::string_view name) const {
-  if (generated_) {
+  if (generated_ != nullptr) {
     const std::optional<int64_t> k = GeneratedJobNumber(name);
     return k && *k < num_ordinals() ? RankOf(*k) : kNotFound;
   }
