@@ -52,9 +52,11 @@ class Mt64 {
  private:
   static constexpr size_t kN = 312, kM = 156;
   static constexpr uint64_t kUpper = ~uint64_t{0} << 31, kLower = ~kUpper;
+  // Branch-free: a branch on x's low bit, random by design, missed half the
+  // time (and kept the loops scalar).
   static uint64_t Twist(uint64_t a, uint64_t b, uint64_t m) {
     const uint64_t x = (a & kUpper) | (b & kLower);
-    return m ^ (x >> 1) ^ ((x & 1) != 0 ? 0xb5026f5aa96619e9ULL : 0);
+    return m ^ (x >> 1) ^ ((0 - (x & 1)) & 0xb5026f5aa96619e9ULL);
   }
   void Refill() {
     for (size_t i = 0; i < kN - kM; ++i) state_[i] = Twist(state_[i], state_[i + 1], state_[i + kM]);
