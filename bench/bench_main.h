@@ -2,8 +2,7 @@
 //
 // The shared main of quotasim's benchmark binaries: Google Benchmark's usual
 // flags plus --qs_smoke, which CTest passes so that each suite shrinks its
-// sizes and finishes in seconds (label bench-smoke). Like quotasim, it uses
-// one malloc arena (engine/util/malloc_arena.h).
+// sizes and finishes in seconds (label bench-smoke).
 #ifndef QS_BENCH_BENCH_MAIN_H_
 #define QS_BENCH_BENCH_MAIN_H_
 
@@ -11,7 +10,6 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "engine/util/malloc_arena.h"
 
 namespace qs::bench {
 
@@ -22,7 +20,6 @@ inline bool& Smoke() {
 }
 
 inline int BenchmarkMain(int argc, char** argv) {
-  UseOneMallocArena();  // as quotasim does (engine/util/malloc_arena.h)
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--qs_smoke") == 0) {

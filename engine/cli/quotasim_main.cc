@@ -13,7 +13,6 @@
 
 #include "engine/cli/commands.h"
 #include "qs_git_commit.h"  // QS_GIT_SHA, generated at build time
-#include "engine/util/malloc_arena.h"
 
 namespace {
 
@@ -62,7 +61,6 @@ void PrintUsage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  qs::UseOneMallocArena();  // before any thread starts (engine/util/malloc_arena.h)
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << "Usage: quotasim SUBCOMMAND [options]; subcommands: ";
