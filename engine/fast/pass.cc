@@ -42,9 +42,9 @@ void Engine::RunPass() {
     order_.ForEach(phase1, [&](int32_t s) { progress |= Phase1(s); });
     progress |= Phase2();
     order_.ForEach(phase3, [&](int32_t s) { progress |= Phase3(s); });
-    // A share looked at in phase 1 and not unsettled since did nothing in
-    // phases 1-3 on what it read (anything it did would have unsettled it):
-    // settled until that changes.
+    // A share not unsettled since its last look in phase 1 did nothing in
+    // phases 1-3 on what that look read (anything it did would have
+    // unsettled it): settled until that changes.
     settling_.unsettled &= ~settling_.fresh;
     for (uint64_t m = settling_.fresh; m != 0; m &= m - 1) {
       const int32_t s = std::countr_zero(m);
@@ -72,9 +72,13 @@ bool Engine::LookAt(int32_t s, int32_t id) {
 
 bool Engine::Phase1(int32_t s) {
   if (Blocked(s) || settling_.Settled(s)) return false;
-  settling_.fresh |= uint64_t{1} << s;
   bool progress = false;
   while (true) {
+    // Fresh as of this look: a dispatch unsettles the share (its head
+    // changed), and the look at the next head marks it again, so that a
+    // share whose last look found nothing new settles in this round
+    // instead of being looked at once more in the next.
+    settling_.fresh |= uint64_t{1} << s;
     const int32_t id = st_.Head(s);
     if (id == kNone) return progress;
     if (!LookAt(s, id)) {

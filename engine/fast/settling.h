@@ -63,7 +63,7 @@ struct Settling {
   const bool enabled;
   uint64_t unsettled = ~uint64_t{0};
   uint64_t self_bound = 0;  // settled shares whose look read only their own state
-  uint64_t fresh = 0;       // looked at in this round's phase 1, unchanged since
+  uint64_t fresh = 0;       // unchanged since its last look in this round's phase 1
   uint64_t with_head = 0;   // shares with a RUNNABLE job
   uint64_t with_res = 0;    // shares with a reservation (Share::res_job)
   uint64_t borrowers_mask = 0, in_share_mask = 0;  // LEND_AND_BORROW; in-share preemption on
