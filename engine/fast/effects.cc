@@ -178,6 +178,10 @@ void Engine::QueueChanged(int32_t s, int32_t id) {
     if (summary_ != nullptr && new_head != kNone) summary_->Prefetch(new_head);
     clock_touched_ |= bit;
     order_.MarkHead(s);
+    // Its look reads the head, and `id` need not be the old or the new one:
+    // with victimReturn BEHIND_RESERVATION a job queued between returned
+    // victims and the reservation holder makes the first victim the head.
+    settling_.Unsettle(bit);
     // A lender's idle capacity on a unit depends on whether its head waits
     // for that unit within its own limit (FastState::HeadEntitled): the
     // shares that may borrow it look again.
