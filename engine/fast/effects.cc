@@ -182,24 +182,16 @@ void Engine::QueueChanged(int32_t s, int32_t id) {
     // with victimReturn BEHIND_RESERVATION a job queued between returned
     // victims and the reservation holder makes the first victim the head.
     settling_.Unsettle(bit);
-    // A lender's idle capacity on a unit depends on whether its head waits
-    // for that unit within its own limit (FastState::HeadEntitled) or holds
-    // a reservation there (FastState::Idle): where that changed with the
-    // head, the shares that may borrow it look again. Where it did not, the
-    // share lends what it lent before, for any capacity coming back.
+    // A lender's idle capacity on a unit depends on whether its head
+    // withholds it (FastState::Withholds): where that changed with the head,
+    // the shares that may borrow it look again. Where it did not, the share
+    // lends what it lent before, for any capacity coming back.
     if (st_.knobs.entitled_capacity == EntitledCapacity::kWithheld && sh.strategy != Strategy::kReserve) {
-      auto withholds = [&](int32_t head, int32_t u) {
-        if (head == kNone) return false;
-        if (sh.res_job == head && sh.res_unit == u) return true;
-        const Job& h = st_.jobs[head];
-        return h.unit == u && h.n <= st_.se[u] && sh.own[u] + h.n <= sh.limit[u];
-      };
+      auto changed = [&](int32_t u) { return st_.Withholds(s, old_head, u) != st_.Withholds(s, new_head, u); };
       const int32_t u_old = old_head != kNone ? st_.jobs[old_head].unit : kNone;
       const int32_t u_new = new_head != kNone ? st_.jobs[new_head].unit : kNone;
-      if (u_old != kNone && withholds(old_head, u_old) != withholds(new_head, u_old)) settling_.UnitChanged(u_old);
-      if (u_new != kNone && u_new != u_old && withholds(old_head, u_new) != withholds(new_head, u_new)) {
-        settling_.UnitChanged(u_new);
-      }
+      if (u_old != kNone && changed(u_old)) settling_.UnitChanged(u_old);
+      if (u_new != kNone && u_new != u_old && changed(u_new)) settling_.UnitChanged(u_new);
     }
   }
   // Jobs behind an unchanged head are not read by a look (no backfill).

@@ -345,21 +345,25 @@ struct FastState {
     if (room <= 0) return 0;
     const Share& sh = shares[t];
     if (sh.strategy == Strategy::kReserve && !QsMutant(2)) return 0;
-    // Only a head's reservation withholds (docs/semantics.md §3, "Idle"): a
-    // holder overtaken between passes keeps its hold until the next pass
-    // drops it, but its share lends again at once (wait causes see it).
-    if (sh.res_job != kNone && sh.res_job == sh.head && sh.res_unit == u) return 0;
-    if (knobs.entitled_capacity == EntitledCapacity::kWithheld && HeadEntitled(t, u) && !QsMutant(9)) return 0;
+    if (Withholds(t, sh.head, u)) return 0;
     return room;
   }
-  // Whether share t's head waits for u within t's own limit
-  // (docs/semantics.md §3, "Entitled capacity"): it needs u, could ever start
-  // (for a head within its own limit only SERVICE_ENVIRONMENT_MAX_RESOURCE
-  // can apply) and Own[t,u] + n <= L[t,u].
-  bool HeadEntitled(int32_t t, int32_t u) const {
+  // Whether share t, with `head` as its head (kNone: none), withholds its
+  // idle capacity on u (Idle; Engine::QueueChanged asks it of the old and
+  // the new head):
+  //  * only a head's reservation withholds (docs/semantics.md §3, "Idle"):
+  //    a holder overtaken between passes keeps its hold until the next pass
+  //    drops it, but its share lends again at once (wait causes see it);
+  //  * with entitledCapacity WITHHELD, a head waiting for u within t's own
+  //    limit (§3, "Entitled capacity"): it needs u, could ever start (for a
+  //    head within its own limit only SERVICE_ENVIRONMENT_MAX_RESOURCE can
+  //    apply) and Own[t,u] + n <= L[t,u].
+  bool Withholds(int32_t t, int32_t head, int32_t u) const {
+    if (head == kNone) return false;
     const Share& sh = shares[t];
-    if (sh.head == kNone) return false;
-    const Job& j = jobs[sh.head];
+    if (sh.res_job == head && sh.res_unit == u) return true;
+    if (knobs.entitled_capacity != EntitledCapacity::kWithheld || QsMutant(9)) return false;
+    const Job& j = jobs[head];
     return j.unit == u && j.n <= se[u] && sh.own[u] + j.n <= sh.limit[u];
   }
   // Whether entry k of share s's DispatchedSet on u is live: its job is
