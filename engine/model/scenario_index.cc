@@ -164,14 +164,21 @@ JobNames JobNames::Sequential(int64_t n) {
 }
 
 JobNames::GeneratedNames::GeneratedNames(int64_t n)
-    : n_(n), chunks_(std::make_unique<std::atomic<const Chunk*>[]>(static_cast<size_t>((n + kChunk - 1) / kChunk))) {
+    : n_(n), num_chunks_((n + kChunk - 1) / kChunk),
+      chunks_(std::make_unique<std::atomic<const Chunk*>[]>(static_cast<size_t>(num_chunks_))) {
   digits_ = 1;
   for (int64_t p = 10; p <= n - 1; p *= 10) ++digits_;
-  for (int64_t c = 0; c < (n + kChunk - 1) / kChunk; ++c) chunks_[static_cast<size_t>(c)].store(nullptr);
+  for (int64_t c = 0; c < num_chunks_; ++c) chunks_[static_cast<size_t>(c)].store(nullptr);
 }
 
 JobNames::GeneratedNames::~GeneratedNames() {
-  for (int64_t c = 0; c < (n_ + kChunk - 1) / kChunk; ++c) delete chunks_[static_cast<size_t>(c)].load();
+  for (int64_t c = 0; c < num_chunks_; ++c) delete chunks_[static_cast<size_t>(c)].load();
+}
+
+int64_t JobNames::GeneratedNames::Subtree(int64_t m) const {
+  int64_t count = 0;
+  for (int64_t a = m, b = m + 1; a < n_; a *= 10, b *= 10) count += std::min(b, n_) - a;
+  return count;
 }
 
 int32_t JobNames::GeneratedNames::RankOf(int64_t k) const {
@@ -205,13 +212,10 @@ int32_t JobNames::GeneratedNames::RankOf(int64_t k) const {
 }
 
 int32_t JobNames::GeneratedNames::RankAfter(int64_t k, int32_t previous) const {
-  // Between "j<m>" and "j<m+1>", when adding one carries no digit: m's
-  // extensions (m0 .. m9, m00 .. m99, ... below n) and nothing else.
+  // Between "j<k-1>" and "j<k>", when adding one carries no digit: k-1's
+  // extensions (its subtree but itself) and nothing else.
   if (k % 10 == 0 || k == 1) return RankOf(k);
-  const int64_t m = k - 1;
-  int64_t between = 0;
-  for (int64_t a = m * 10, b = k * 10; a < n_; a *= 10, b *= 10) between += std::min(b, n_) - a;
-  return static_cast<int32_t>(previous + 1 + between);
+  return static_cast<int32_t>(previous + Subtree(k - 1));
 }
 
 int64_t JobNames::GeneratedNames::NumberAt(int64_t rank) const {
@@ -219,9 +223,7 @@ int64_t JobNames::GeneratedNames::NumberAt(int64_t rank) const {
   int64_t left = rank - 1;  // names to pass after "j0"
   int64_t cur = 1;
   while (true) {
-    // Names with the digits of cur as a prefix (cur's subtree of the trie).
-    int64_t subtree = 0;
-    for (int64_t a = cur, b = cur + 1; a < n_; a *= 10, b *= 10) subtree += std::min(b, n_) - a;
+    const int64_t subtree = Subtree(cur);
     if (left >= subtree) {
       left -= subtree;
       ++cur;  // the next sibling (rank < n: never past the last one)

@@ -111,6 +111,9 @@ class JobNames {
     int32_t RankAfter(int64_t k, int32_t previous) const;
     // The number whose name has `rank` (0 <= rank < n).
     int64_t NumberAt(int64_t rank) const;
+    // The names with m's digits as a prefix, m's included (m >= 1): m's
+    // subtree of the digit trie, below n.
+    int64_t Subtree(int64_t m) const;
     std::string_view Name(int32_t rank) const;
 
    private:
@@ -122,6 +125,7 @@ class JobNames {
     };
     const Chunk& ChunkAt(int64_t c) const;
     int64_t n_;
+    int64_t num_chunks_;
     int digits_;  // of n - 1 (1 when n <= 10)
     std::unique_ptr<std::atomic<const Chunk*>[]> chunks_;
   };
