@@ -17,6 +17,31 @@ if(QS_TUNE_NATIVE)
     target_compile_options(qs_build_flags INTERFACE -mtune=native)
   endif()
 endif()
+# Profile-guided optimization (g++; scripts/pgo-profile records the
+# profile, `release` and `bench` use it): "generate" instruments, "use"
+# optimizes with the profile in QS_PGO_DIR where it has one and as usual
+# where it has none (a missing or stale profile is a warning, never an
+# error: an edited function is merely optimized without it). File names in
+# the profile are relative to the build folder (-fprofile-prefix-path), so
+# one profile serves every build folder.
+if(QS_PGO)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    message(FATAL_ERROR "QS_PGO=${QS_PGO}: profile-guided builds are set up for g++ only")
+  endif()
+  if(QS_PGO STREQUAL "generate")
+    target_compile_options(qs_build_flags INTERFACE -fprofile-generate=${QS_PGO_DIR} -fprofile-update=prefer-atomic
+                           -fprofile-prefix-path=${CMAKE_BINARY_DIR})
+    target_link_options(qs_build_flags INTERFACE -fprofile-generate=${QS_PGO_DIR})
+  elseif(QS_PGO STREQUAL "use")
+    target_compile_options(qs_build_flags INTERFACE -fprofile-use=${QS_PGO_DIR} -fprofile-partial-training
+                           -fprofile-prefix-path=${CMAKE_BINARY_DIR} -Wno-missing-profile -Wno-error=coverage-mismatch
+                           # g++ 12's false positives once the profile inlines more (std::optional<std::string>
+                           # "may be used uninitialized" in aws_import.cc, -Wrestrict in std::string's operator+)
+                           -Wno-maybe-uninitialized -Wno-restrict)
+  else()
+    message(FATAL_ERROR "QS_PGO=${QS_PGO}: expected empty, generate or use")
+  endif()
+endif()
 if(QS_SANITIZE)
   if(QS_SANITIZE MATCHES "thread" AND QS_SANITIZE MATCHES "address")
     message(FATAL_ERROR "QS_SANITIZE: thread cannot be combined with address")
