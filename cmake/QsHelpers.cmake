@@ -17,7 +17,7 @@ if(QS_TUNE_NATIVE)
     target_compile_options(qs_build_flags INTERFACE -mtune=native)
   endif()
 endif()
-# Profile-guided optimization (g++; scripts/pgo-profile records the
+# Profile-guided optimization (g++; scripts/pgo-build records the
 # profile, `release` and `bench` use it): "generate" instruments, "use"
 # optimizes with the profile in QS_PGO_DIR where it has one and as usual
 # where it has none (a missing or stale profile is a warning, never an
