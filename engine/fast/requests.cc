@@ -126,7 +126,12 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
       facts.enabled = st_.shares[s].state == Toggle::kEnabled;
     }
   }
-  if (absl::Status status = ValidateSubmit(r, sc_.job_queue.name, facts); !status.ok()) return Reject(ev, status);
+  // The request-only checks ran on the decoding thread where submit_checked_ is set.
+  if (absl::Status status = submit_checked_ ? ValidateSubmitState(r, sc_.job_queue.name, facts)
+                                            : ValidateSubmit(r, sc_.job_queue.name, facts);
+      !status.ok()) {
+    return Reject(ev, status);
+  }
   const int32_t id = st_.TakeSlot(static_cast<int32_t>(stats_.jobs_submitted));
   Job& j = st_.jobs[id];
   j.share = s;

@@ -1,12 +1,14 @@
 #include "engine/fast/scenario_source.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_group.h"
+#include "engine/model/validation.h"
 
 namespace qs::engine_internal {
 
@@ -16,21 +18,27 @@ namespace qs::engine_internal {
 class ScenarioSource::BlockReader {
  public:
   BlockReader(const EventStream& stream, size_t batch_blocks)
-      : stream_(stream), batch_(std::max<size_t>(1, batch_blocks)) {
+      : stream_(stream), queue_name_(stream.head().job_queue.name), batch_(std::max<size_t>(1, batch_blocks)) {
     cur_.resize(batch_);
     next_.resize(batch_);
+    cur_checked_.resize(batch_);
+    next_checked_.resize(batch_);
     next_status_.resize(batch_);
     StartDecode(0);
   }
   ~BlockReader() { tasks_.wait(); }
 
-  // The next block's events; false at the end or on an error (status()).
-  bool Next(const ScenarioEvent*& begin, const ScenarioEvent*& end) {
+  // The next block's events and their PassedChecked() flags (nullptr when
+  // the block was read on the caller's thread); false at the end or on an
+  // error (status()).
+  bool Next(const ScenarioEvent*& begin, const ScenarioEvent*& end, const uint8_t*& checked) {
     while (true) {
       if (pos_ < cur_count_) {
+        const std::vector<uint8_t>& flags = cur_checked_[pos_];
         const std::vector<ScenarioEvent>& evs = cur_[pos_++];
         begin = evs.data();
         end = evs.data() + evs.size();
+        checked = flags.size() == evs.size() ? flags.data() : nullptr;
         if (begin != end) return true;
         continue;
       }
@@ -43,6 +51,7 @@ class ScenarioSource::BlockReader {
         }
       }
       std::swap(cur_, next_);
+      std::swap(cur_checked_, next_checked_);
       cur_count_ = next_count_;
       pos_ = 0;
       StartDecode(next_first_ + next_count_);
@@ -75,19 +84,35 @@ class ScenarioSource::BlockReader {
     next_count_ = first >= stream_.num_blocks() ? 0 : std::min(batch_, stream_.num_blocks() - first);
     if (next_count_ == 0) return;
     if (stream_.ReadOnCallerThread()) {
-      for (size_t i = 0; i < next_count_; ++i) next_status_[i] = stream_.ReadBlock(first + i, next_[i]);
+      for (size_t i = 0; i < next_count_; ++i) {
+        next_status_[i] = stream_.ReadBlock(first + i, next_[i]);
+        next_checked_[i].clear();  // checked on this thread: no gain in checking ahead
+      }
       return;
     }
     tasks_.run([this, first] {
       tbb::parallel_for(tbb::blocked_range<size_t>(0, next_count_, 1), [&](const tbb::blocked_range<size_t>& r) {
-        for (size_t i = r.begin(); i != r.end(); ++i) next_status_[i] = stream_.ReadBlock(first + i, next_[i]);
+        for (size_t i = r.begin(); i != r.end(); ++i) {
+          next_status_[i] = stream_.ReadBlock(first + i, next_[i]);
+          Check(next_[i], next_checked_[i]);
+        }
       }, tbb::simple_partitioner());
     });
   }
+  // Each event's PassedChecked() flag.
+  void Check(const std::vector<ScenarioEvent>& events, std::vector<uint8_t>& checked) const {
+    checked.resize(events.size());
+    for (size_t k = 0; k < events.size(); ++k) {
+      const auto* r = std::get_if<SubmitServiceJobRequest>(&events[k].request);
+      checked[k] = r != nullptr && SubmitRequestChecksPass(*r, queue_name_) ? 1 : 0;
+    }
+  }
 
   const EventStream& stream_;
+  const std::string queue_name_;  // the stream's head's, for SubmitRequestChecksPass
   const size_t batch_;
   std::vector<std::vector<ScenarioEvent>> cur_, next_;
+  std::vector<std::vector<uint8_t>> cur_checked_, next_checked_;  // by block, beside cur_ and next_
   std::vector<absl::Status> next_status_;
   size_t cur_count_ = 0, pos_ = 0;
   size_t next_first_ = 0, next_count_ = 0;
@@ -113,12 +138,14 @@ absl::Status ScenarioSource::ReadUnread() {
   absl::Status st = blocks_->ReadRest();
   blocks_.reset();
   next_ = end_ = nullptr;
+  checked_ = nullptr;
   return st;
 }
 
 void ScenarioSource::NextBlock() {
-  if (!blocks_->Next(next_, end_)) {
+  if (!blocks_->Next(next_, end_, checked_)) {
     next_ = end_ = nullptr;
+    checked_ = nullptr;
     status_ = blocks_->status();
     blocks_.reset();
   }

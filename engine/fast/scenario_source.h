@@ -7,6 +7,13 @@
 // The batches and their order do not depend on the thread count, and neither
 // does anything the engine sees.
 //
+// The decoding task also runs the request-only checks of each submission
+// (SubmitRequestChecksPass, engine/model/validation.h), work taken off the
+// engine's thread: PassedChecked() says whether they passed for the event
+// just passed. A scenario held whole, and a stream read on the caller's
+// thread, have no such flags (PassedChecked() is false), and the engine
+// runs the full ValidateSubmit, which gives the same answer.
+//
 // Usage:
 //   ScenarioSource src(scenario);              // or ScenarioSource(stream)
 //   while (const ScenarioEvent* ev = src.Peek()) { ...; src.Advance(); }
@@ -18,6 +25,7 @@
 #ifndef QS_ENGINE_FAST_SCENARIO_SOURCE_H_
 #define QS_ENGINE_FAST_SCENARIO_SOURCE_H_
 
+#include <cstdint>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -41,7 +49,14 @@ class ScenarioSource {
     return next_ != end_ ? next_ : nullptr;
   }
   // Past the event Peek() returned (which stays valid until the next Peek()).
-  void Advance() { ++next_; }
+  void Advance() {
+    ++next_;
+    if (checked_ != nullptr) ++checked_;
+  }
+  // After Advance(): true if the event passed is a submission whose
+  // request-only checks ran on the decoding task and passed (its full
+  // validation is then ValidateSubmitState); false if they failed or did not run.
+  bool PassedChecked() const { return checked_ != nullptr && checked_[-1] != 0; }
   // OK, or the error that stopped a streamed run early (a block that no
   // longer reads as it did when indexed).
   const absl::Status& status() const { return status_; }
@@ -58,6 +73,7 @@ class ScenarioSource {
 
   const ScenarioEvent* next_ = nullptr;
   const ScenarioEvent* end_ = nullptr;
+  const uint8_t* checked_ = nullptr;  // beside next_: the block's flags, or nullptr
   std::unique_ptr<BlockReader> blocks_;
   const StreamFacts* stream_facts_ = nullptr;
   absl::Status status_;

@@ -159,8 +159,11 @@ absl::Status ValidateUpdateServiceEnvironment(const UpdateServiceEnvironmentRequ
   return absl::OkStatus();
 }
 
-absl::Status ValidateSubmit(const SubmitServiceJobRequest& r, std::string_view queue_name,
-                            const ShareFacts& share) {
+namespace {
+
+// ValidateSubmit's checks in their order: those of the request before the
+// share's state, the state, those of the request after it.
+absl::Status CheckSubmitBeforeState(const SubmitServiceJobRequest& r, std::string_view queue_name) {
   if (!r.job_name) return Reject("jobName is required");
   if (!IsValidJobName(*r.job_name)) {
     return Reject(absl::StrCat("jobName '", *r.job_name,
@@ -181,6 +184,11 @@ absl::Status ValidateSubmit(const SubmitServiceJobRequest& r, std::string_view q
   if (!r.quota_share_name) {
     return Reject("quotaShareName is required for a job queue with a quota share policy");
   }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSubmitState(const SubmitServiceJobRequest& r, std::string_view queue_name,
+                              const ShareFacts& share) {
   if (!share.queue_enabled) {
     return Reject(absl::StrCat("job queue '", Sv(queue_name), "' is DISABLED and does not accept new jobs"));
   }
@@ -192,6 +200,10 @@ absl::Status ValidateSubmit(const SubmitServiceJobRequest& r, std::string_view q
     return Reject(absl::StrCat("quota share '", *r.quota_share_name,
                                "' is DISABLED and does not accept new jobs"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSubmitAfterState(const SubmitServiceJobRequest& r) {
   if (r.scheduling_priority &&
       (*r.scheduling_priority < 0 || *r.scheduling_priority > kMaxSchedulingPriority)) {
     return Reject(absl::StrCat("schedulingPriority must be between 0 and ", kMaxSchedulingPriority,
@@ -217,6 +229,24 @@ absl::Status ValidateSubmit(const SubmitServiceJobRequest& r, std::string_view q
         r.instance_count));
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateSubmit(const SubmitServiceJobRequest& r, std::string_view queue_name,
+                            const ShareFacts& share) {
+  if (absl::Status s = CheckSubmitBeforeState(r, queue_name); !s.ok()) return s;
+  if (absl::Status s = CheckSubmitState(r, queue_name, share); !s.ok()) return s;
+  return CheckSubmitAfterState(r);
+}
+
+bool SubmitRequestChecksPass(const SubmitServiceJobRequest& r, std::string_view queue_name) {
+  return CheckSubmitBeforeState(r, queue_name).ok() && CheckSubmitAfterState(r).ok();
+}
+
+absl::Status ValidateSubmitState(const SubmitServiceJobRequest& r, std::string_view queue_name,
+                                 const ShareFacts& share) {
+  return CheckSubmitState(r, queue_name, share);
 }
 
 namespace {

@@ -75,6 +75,14 @@ struct ShareFacts {
 // SubmitServiceJob, except jobName uniqueness (the parser guarantees it).
 absl::Status ValidateSubmit(const SubmitServiceJobRequest& r, std::string_view queue_name,
                             const ShareFacts& share);
+// ValidateSubmit in two parts, for a caller that checks requests ahead (the
+// fast engine's decoding thread): whether the checks that read the request
+// alone pass, and, for a request where they do, the checks of the queue's
+// and the share's state. For such a request ValidateSubmitState() returns
+// what ValidateSubmit() does, status and message.
+bool SubmitRequestChecksPass(const SubmitServiceJobRequest& r, std::string_view queue_name);
+absl::Status ValidateSubmitState(const SubmitServiceJobRequest& r, std::string_view queue_name,
+                                 const ShareFacts& share);
 
 // What an engine knows about the job a request names.
 struct JobFacts {

@@ -149,6 +149,28 @@ TEST(SubmitValidationTest, RejectsEachRule) {
       "serviceRequestPayload");
   add("InstanceCount 0", [](auto& r) { r.instance_count = 0; }, "InstanceCount");
   for (const Case& c : cases) ExpectRejected(ValidateSubmit(c.r, "q", c.share), c.field, c.name);
+  // The split the fast engine uses (request-only checks on its decoding
+  // thread, the rest on its own): for every request and every state of the
+  // queue and the share, the same answer, message for message, wherever
+  // the request-only checks pass; where they fail, the request is rejected
+  // whatever the state.
+  cases.push_back({"good", GoodJob(), ok, ""});
+  for (const Case& c : cases) {
+    for (int bits = 0; bits < 8; ++bits) {
+      const ShareFacts share{(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
+      const absl::Status full = ValidateSubmit(c.r, "q", share);
+      if (SubmitRequestChecksPass(c.r, "q")) {
+        EXPECT_EQ(ValidateSubmitState(c.r, "q", share), full) << c.name << ", facts " << bits;
+      } else {
+        EXPECT_FALSE(full.ok()) << c.name << ", facts " << bits;
+      }
+    }
+  }
+  // The request-only checks pass exactly where the request is accepted by
+  // an enabled queue and share.
+  for (const Case& c : cases) {
+    EXPECT_EQ(SubmitRequestChecksPass(c.r, "q"), ValidateSubmit(c.r, "q", ShareFacts{true, true, true}).ok()) << c.name;
+  }
   // Boundaries that are accepted.
   SubmitServiceJobRequest r = GoodJob();
   r.scheduling_priority = 9999;
