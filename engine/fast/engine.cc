@@ -90,7 +90,6 @@ RunStats Engine::Run() {
       for (const ScenarioEvent* ev; (ev = source_.Peek()) != nullptr && ev->time == t;) {
         ++stats_.events_processed;
         source_.Advance();  // the event stays valid until the next Peek()
-        submit_checked_ = source_.PassedChecked();
         ApplyScenarioEvent(*ev);
         AfterEvent();
       }

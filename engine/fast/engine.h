@@ -247,10 +247,6 @@ class Engine {
   int64_t next_submit_ = 0;  // ordinal of the next named submission
   std::pair<int64_t, int32_t> last_named_{-2, 0};  // the last accepted one's ordinal and name rank
   int64_t runnable_count_ = 0;
-  // The scenario event being applied passed its request-only checks on the
-  // decoding thread (ScenarioSource::PassedChecked): a submission's
-  // validation is then ValidateSubmitState.
-  bool submit_checked_ = false;
   bool round_dropped_ = false;  // a reservation was dropped in this round
   bool dirty_ = true;           // state changed since the last pass
   uint64_t blocked_ = 0;        // bits over shares: blocked for the rest of this pass

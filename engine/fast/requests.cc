@@ -126,8 +126,9 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
       facts.enabled = st_.shares[s].state == Toggle::kEnabled;
     }
   }
-  // The request-only checks ran on the decoding thread where submit_checked_ is set.
-  if (absl::Status status = submit_checked_ ? ValidateSubmitState(r, sc_.job_queue.name, facts)
+  // Run() applies the event just after source_.Advance(): PassedChecked() says
+  // whether its request-only checks ran and passed on the decoding thread.
+  if (absl::Status status = source_.PassedChecked() ? ValidateSubmitState(r, sc_.job_queue.name, facts)
                                             : ValidateSubmit(r, sc_.job_queue.name, facts);
       !status.ok()) {
     return Reject(ev, status);

@@ -162,7 +162,7 @@ absl::Status ValidateUpdateServiceEnvironment(const UpdateServiceEnvironmentRequ
 namespace {
 
 // ValidateSubmit's checks in their order: those of the request before the
-// share's state, the state, those of the request after it.
+// share's state, the state (ValidateSubmitState), those of the request after it.
 absl::Status CheckSubmitBeforeState(const SubmitServiceJobRequest& r, std::string_view queue_name) {
   if (!r.job_name) return Reject("jobName is required");
   if (!IsValidJobName(*r.job_name)) {
@@ -183,22 +183,6 @@ absl::Status CheckSubmitBeforeState(const SubmitServiceJobRequest& r, std::strin
   }
   if (!r.quota_share_name) {
     return Reject("quotaShareName is required for a job queue with a quota share policy");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckSubmitState(const SubmitServiceJobRequest& r, std::string_view queue_name,
-                              const ShareFacts& share) {
-  if (!share.queue_enabled) {
-    return Reject(absl::StrCat("job queue '", Sv(queue_name), "' is DISABLED and does not accept new jobs"));
-  }
-  if (!share.exists) {
-    return Reject(absl::StrCat("quotaShareName '", *r.quota_share_name,
-                               "' does not exist in job queue '", Sv(queue_name), "'"));
-  }
-  if (!share.enabled) {
-    return Reject(absl::StrCat("quota share '", *r.quota_share_name,
-                               "' is DISABLED and does not accept new jobs"));
   }
   return absl::OkStatus();
 }
@@ -233,20 +217,31 @@ absl::Status CheckSubmitAfterState(const SubmitServiceJobRequest& r) {
 
 }  // namespace
 
+absl::Status ValidateSubmitState(const SubmitServiceJobRequest& r, std::string_view queue_name,
+                                 const ShareFacts& share) {
+  if (!share.queue_enabled) {
+    return Reject(absl::StrCat("job queue '", Sv(queue_name), "' is DISABLED and does not accept new jobs"));
+  }
+  if (!share.exists) {
+    return Reject(absl::StrCat("quotaShareName '", *r.quota_share_name,
+                               "' does not exist in job queue '", Sv(queue_name), "'"));
+  }
+  if (!share.enabled) {
+    return Reject(absl::StrCat("quota share '", *r.quota_share_name,
+                               "' is DISABLED and does not accept new jobs"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateSubmit(const SubmitServiceJobRequest& r, std::string_view queue_name,
                             const ShareFacts& share) {
   if (absl::Status s = CheckSubmitBeforeState(r, queue_name); !s.ok()) return s;
-  if (absl::Status s = CheckSubmitState(r, queue_name, share); !s.ok()) return s;
+  if (absl::Status s = ValidateSubmitState(r, queue_name, share); !s.ok()) return s;
   return CheckSubmitAfterState(r);
 }
 
 bool SubmitRequestChecksPass(const SubmitServiceJobRequest& r, std::string_view queue_name) {
   return CheckSubmitBeforeState(r, queue_name).ok() && CheckSubmitAfterState(r).ok();
-}
-
-absl::Status ValidateSubmitState(const SubmitServiceJobRequest& r, std::string_view queue_name,
-                                 const ShareFacts& share) {
-  return CheckSubmitState(r, queue_name, share);
 }
 
 namespace {
