@@ -25,6 +25,7 @@
 #ifndef QS_ENGINE_FAST_SCENARIO_SOURCE_H_
 #define QS_ENGINE_FAST_SCENARIO_SOURCE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -49,9 +50,13 @@ class ScenarioSource {
     return next_ != end_ ? next_ : nullptr;
   }
   // Past the event Peek() returned (which stays valid until the next Peek()).
+  // Also prefetches the event after the next one: a decoded block (64Ki
+  // events of about 460 bytes) is far larger than the caches, so its events
+  // come from memory, and the engine's first loads of each missed.
   void Advance() {
     ++next_;
     if (checked_ != nullptr) ++checked_;
+    if (end_ - next_ > 1) Prefetch(next_ + 1);
   }
   // After Advance(): true if the event passed is a submission whose
   // request-only checks ran on the decoding task and passed (its full
@@ -70,6 +75,11 @@ class ScenarioSource {
  private:
   class BlockReader;
   void NextBlock();
+  static void Prefetch(const ScenarioEvent* ev) {
+    const char* p = reinterpret_cast<const char*>(ev);
+    for (size_t o = 0; o < sizeof(ScenarioEvent); o += 64) __builtin_prefetch(p + o);
+    __builtin_prefetch(p + sizeof(ScenarioEvent) - 1);
+  }
 
   const ScenarioEvent* next_ = nullptr;
   const ScenarioEvent* end_ = nullptr;
