@@ -50,9 +50,9 @@ class ScenarioSource {
     return next_ != end_ ? next_ : nullptr;
   }
   // Past the event Peek() returned (which stays valid until the next Peek()).
-  // Also prefetches the event after the next one: a decoded block (64Ki
-  // events of about 460 bytes) is far larger than the caches, so its events
-  // come from memory, and the engine's first loads of each missed.
+  // Also prefetches the event after the next one: the decoding task wrote
+  // it (about 460 bytes) a block earlier, and the engine's first loads of
+  // each event missed the caches.
   void Advance() {
     ++next_;
     if (checked_ != nullptr) ++checked_;
