@@ -47,6 +47,7 @@ void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary
 }
 
 void Engine::Finish(int32_t id, JobStatus status, std::string_view reason, bool with_summary) {
+  st_.PrefetchEnd(id);  // for FreeSlot, after the transition
   Progress();
   Job& j = st_.jobs[id];
   DropReservation(id);

@@ -200,6 +200,7 @@ void Engine::ApplyInternalEvent(const Event& ev) {
     }
     case EventType::kAttemptEnd: {
       if (j.status != JobStatus::kRunning || j.attempt != ev.tag || j.draining) return;
+      st_.PrefetchEnd(ev.job);  // for Finish, after Release
       Progress();
       const bool stopped = ev.aux != 0;
       Release(ev.job);

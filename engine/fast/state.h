@@ -285,6 +285,12 @@ struct FastState {
   // ended, its preempted attempts are dropped and the slot is given back.
   int32_t TakeSlot(int32_t seq);
   void FreeSlot(int32_t id);
+  // The job in `id` is about to end: its rank_job entry, which FreeSlot
+  // writes and which is cold in a large run (4 bytes a name, read in the
+  // order jobs end), is fetched meanwhile.
+  void PrefetchEnd(int32_t id) const {
+    __builtin_prefetch(&rank_job[static_cast<size_t>(jobs[id].name_rank)], 1);
+  }
   std::string_view NameOf(const Job& j) const { return index.job_names.Name(j.name_rank); }
   std::string_view LenderName(int32_t t) const {
     return t == kUnassignedLender ? kUnassignedLenderName : std::string_view(shares[t].name);
