@@ -129,7 +129,7 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   // Run() applies the event just after source_.Advance(): PassedChecked() says
   // whether its request-only checks ran and passed on the decoding thread.
   if (absl::Status status = source_.PassedChecked() ? ValidateSubmitState(r, sc_.job_queue.name, facts)
-                                            : ValidateSubmit(r, sc_.job_queue.name, facts);
+                                                    : ValidateSubmit(r, sc_.job_queue.name, facts);
       !status.ok()) {
     return Reject(ev, status);
   }
