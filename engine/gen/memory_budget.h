@@ -5,10 +5,10 @@
 // the reference engine, hold the whole scenario as request objects: 1e7
 // generated jobs took 6.7 GB to run and 6.2 GB to generate that way (about
 // 670 and 620 bytes per event); `gen --out X.qsb` draws and encodes window
-// by window (about 60 MB at any size: nothing to check), and `run X.qsb` on the fast
+// by window (about 20 MB at any size: nothing to check), and `run X.qsb` on the fast
 // engine streams the blocks and keeps per job only the slot of the name's
 // rank, the summary's wait and, for names gen did not make, the name and its
-// rank (1e7 generated jobs in about 0.22 GB: job records are held only for
+// rank (1e7 generated jobs in about 0.17 GB: job records are held only for
 // the jobs in flight, generated names are computed). A run
 // larger than the machine's memory would otherwise end in the kernel's OOM
 // killer, with no message, after minutes of work: --jobs goes up to 1e8.
