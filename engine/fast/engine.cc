@@ -274,19 +274,20 @@ void Engine::Violation(std::string message) {
 
 void Engine::AfterEvent() {
   if (!opt_.check_invariants) return;
-  found_.clear();
   checker_.CheckLimits(st_, stats_.jobs_submitted, found_);
   if (opt_.full_invariant_check) checker_.Recount(st_, found_);
+  if (found_.empty()) return;
   for (std::string& m : found_) Violation(std::move(m));
+  found_.clear();
 }
 
 void Engine::AfterPass() {
   if (!opt_.check_invariants) return;
   AfterEvent();
-  found_.clear();
   checker_.CheckDeadlines(st_, now_, found_);
   if (opt_.full_invariant_check) checker_.CheckReclaimFired(st_, found_);
   for (std::string& m : found_) Violation(std::move(m));
+  found_.clear();
 }
 
 absl::Status Engine::CheckInvariants() {

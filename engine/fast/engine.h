@@ -272,7 +272,7 @@ class Engine {
   std::vector<int32_t> phase2_head_of_;
   std::vector<uint64_t> phase2_key_;  // of a parked share (Phase2)
   std::vector<BorrowedPart> borrowed_scratch_;
-  std::vector<std::string> found_;  // AfterEvent()'s and AfterPass()'s
+  std::vector<std::string> found_;  // AfterEvent()'s and AfterPass()'s findings; empty between calls
   // Preemption cycles (RunOptions::cycle_preemptions): per job, preemptions
   // since the last progress; emptied by Progress().
   absl::flat_hash_map<int32_t, int64_t> streak_;

@@ -67,8 +67,16 @@ class InvariantChecker {
   void ResetAllowances(const FastState& st);
 
   // Invariant 1 on the touched units, 2-3 on the touched pairs (every unit
-  // and pair when full), and the state count of invariant 4.
-  void CheckLimits(const FastState& st, int64_t submitted, std::vector<std::string>& out);
+  // and pair when full), and the state count of invariant 4. Inline, since
+  // the engine calls it after every event and most events touch no counter
+  // (a call with nothing touched was about 4% of a steady run's engine
+  // thread, out of line).
+  void CheckLimits(const FastState& st, int64_t submitted, std::vector<std::string>& out) {
+    if (full_ || !touched_units_.empty() || !touched_.empty()) CheckTouched(st, out);
+    int64_t counted = 0;
+    for (int64_t c : status_count_) counted += c;
+    if (counted != submitted) CountMismatch(counted, submitted, out);
+  }
   // Invariant 4: every counter recomputed from the job records.
   void Recount(const FastState& st, std::vector<std::string>& out);
   // Invariant 5's deadline for heads that reclaimed.
@@ -89,6 +97,9 @@ class InvariantChecker {
     SimTime deadline;
   };
   static Excess ComputeExcess(const FastState& st, int32_t s, int32_t u);
+  // CheckLimits' invariants 1-3 on what was touched (everything when full).
+  void CheckTouched(const FastState& st, std::vector<std::string>& out);
+  static void CountMismatch(int64_t counted, int64_t submitted, std::vector<std::string>& out);
 
   const bool full_;
   int32_t units_ = 0;
