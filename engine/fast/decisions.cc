@@ -121,15 +121,15 @@ bool CrossShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<i
   Gains g;
   auto fits = [&](const Gains& x) { return h + x.from[static_cast<size_t>(s)] >= j.n && free + x.n >= j.n; };
   // Group A: jobs of other shares holding u borrowed from s, in victim order.
-  const absl::btree_set<VictimKey>& group_a = st.lender_sets[s][u];
+  const VictimList& group_a = st.lender_sets[s][u];
   auto a_it = group_a.begin();
   if (!ChooseVictims(st, [&] { return a_it == group_a.end() ? kNone : (a_it++)->id; }, g, fits, victims)) {
     // Walk A then B (one list, so that fill-back sees both groups). Group B,
     // in victim order: other shares' jobs borrowing u, not from s, merged
     // with the non-borrowing jobs on u of other shares over their limit.
-    // Each source is a B-tree in victim order; the merge draws lazily.
+    // Each source is a VictimList in victim order; the merge draws lazily.
     struct Source {
-      absl::btree_set<VictimKey>::const_iterator it, end;
+      VictimList::const_iterator it, end;
       int32_t share;  // kNone: borrowers_by_unit (skip s's jobs and those drawing from s); else its DispatchedSet
     };
     std::array<Source, kMaxQuotaShares + 1> source_array;
@@ -138,7 +138,7 @@ bool CrossShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<i
       source_array[n++] = {st.borrowers_by_unit[u].begin(), st.borrowers_by_unit[u].end(), kNone};
       for (int32_t t = 0; t < st.NumShares(); ++t) {
         if (t == s || st.shares[t].own[u] <= st.shares[t].limit[u]) continue;
-        const absl::btree_set<VictimKey>& d = st.shares[t].dispatched[u].entries();
+        const VictimList& d = st.shares[t].dispatched[u];
         source_array[n++] = {d.begin(), d.end(), t};
       }
       return std::span<Source>(source_array.data(), n);
@@ -147,7 +147,7 @@ bool CrossShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<i
       for (; src.it != src.end; ++src.it) {
         const Job& v = st.jobs[src.it->id];
         if (src.share != kNone) {
-          if (v.borrowed_total == 0 && st.LiveIn(*src.it, src.share, u)) return;
+          if (v.borrowed_total == 0) return;
           continue;
         }
         if (v.share == s) continue;
@@ -184,12 +184,11 @@ bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int3
   const Job& j = st.jobs[id];
   const int32_t u = j.unit;
   // Candidates: the share's dispatched jobs on u of lower priority, in victim
-  // order, drawn lazily from the B-tree.
-  const absl::btree_set<VictimKey>& dispatched = sh.dispatched[u].entries();
+  // order, drawn lazily from the list.
+  const VictimList& dispatched = sh.dispatched[u];
   auto it = dispatched.begin();
   auto next = [&]() -> int32_t {
     for (; it != dispatched.end(); ++it) {
-      if (!st.LiveIn(*it, s, u)) continue;  // a job that left (DispatchedSet)
       if (st.jobs[it->id].priority < j.priority) return (it++)->id;
       if (st.knobs.victim_order == VictimOrder::kPriorityThenNewest) {
         it = dispatched.end();  // sorted by priority: no lower one follows

@@ -15,7 +15,7 @@
 //    victim order, and only if A is not enough, A then group B (other
 //    shares' jobs borrowing u not from s, merged with the jobs of shares
 //    over their own limit on u). Victims are drawn lazily from the candidate
-//    B-trees until the head fits, then filled back (the newest marked
+//    lists until the head fits, then filled back (the newest marked
 //    victims unmarked while the head still fits).
 //  * InShareVictims: phase 3 (§7): share s's dispatched jobs on u of lower
 //    priority, in victim order, until the head fits (own limit, or with

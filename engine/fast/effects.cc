@@ -311,11 +311,11 @@ void Engine::Release(int32_t id) {
   }
 }
 
-// Calls fn(tree) for each candidate B-tree job `id` belongs to beside its
-// share's DispatchedSet on its type: the borrowers of the type if it
-// borrows, and each lender's (FastState's candidate trees).
+// Calls fn(list) for each VictimList job `id` belongs to beside its share's
+// on its type: the borrowers of the type if it borrows, and each lender's
+// (FastState's candidate lists).
 template <typename Fn>
-void Engine::ForEachCandidateTree(int32_t id, Fn&& fn) {
+void Engine::ForEachCandidateList(int32_t id, Fn&& fn) {
   const Job& j = st_.jobs[id];
   settling_.UnitChanged(j.unit);
   settling_.OwnChanged(j.share);
@@ -329,16 +329,14 @@ void Engine::AddCandidate(int32_t id) {
   const VictimKey k = st_.KeyOf(id);
   const Job& j = st_.jobs[id];
   st_.shares[j.share].dispatched[j.unit].Insert(k);
-  // Hinted as in DispatchedSet::Insert: the newest job usually comes first.
-  ForEachCandidateTree(id, [&k](absl::btree_set<VictimKey>& tree) { tree.insert(tree.begin(), k); });
+  ForEachCandidateList(id, [&k](VictimList& list) { list.Insert(k); });
 }
 
 void Engine::RemoveCandidate(int32_t id) {
   const VictimKey k = st_.KeyOf(id);
   const Job& j = st_.jobs[id];
-  const int32_t s = j.share, u = j.unit;
-  st_.shares[s].dispatched[u].Erase(k, [&](const VictimKey& x) { return st_.LiveIn(x, s, u); });
-  ForEachCandidateTree(id, [&k](absl::btree_set<VictimKey>& tree) { tree.erase(k); });
+  st_.shares[j.share].dispatched[j.unit].Erase(k);
+  ForEachCandidateList(id, [&k](VictimList& list) { list.Erase(k); });
 }
 
 // Checkpoints (docs/semantics.md §6): a RUNNING victim keeps the part of

@@ -32,11 +32,11 @@
 //    order), an array per priority appended at the back and taken from the
 //    front, so a submission and a dispatched head are O(1) and a priority
 //    update O(log n) (older seqs coming back go to a small side list); per
-//    (share, unit) a DispatchedSet of dispatched, not draining jobs in
-//    victim order (a B-tree whose leavers stay as stale entries until a
-//    purge; state.h), per (lender, unit) such B-trees kept exact; per unit
-//    a B-tree of borrowing jobs. Preemption draws candidates from these
-//    only until the head fits.
+//    (share, unit) a VictimList of dispatched, not draining jobs in victim
+//    order (a flat array, appended to in the usual case; state.h), per
+//    (lender, unit) one of the jobs borrowing from the lender, per unit one
+//    of borrowing jobs. Preemption draws candidates from these only until
+//    the head fits.
 //  * A pass costs O(rounds x shares x (log n + dispatched or preempted jobs)):
 //    it never walks a queue, except with `backfill: true`, which by
 //    definition looks past blocked heads; settled shares are skipped.
@@ -202,7 +202,7 @@ class Engine {
   void AddCandidate(int32_t id);
   void RemoveCandidate(int32_t id);
   template <typename Fn>
-  void ForEachCandidateTree(int32_t id, Fn&& fn);
+  void ForEachCandidateList(int32_t id, Fn&& fn);
   // Share s's head: the first job in queue order, or the reservation holder
   // ahead of returned victims (victimReturn BEHIND_RESERVATION).
   int32_t HeadOf(int32_t s) const;

@@ -19,6 +19,7 @@
 #include "engine/fast/invariant_checker.h"
 #include "engine/fast/job_queue.h"
 #include "engine/fast/state.h"
+#include "engine/fast/victim_list.h"
 #include "engine/fast/visit_order.h"
 #include "engine/model/scenario_index.h"
 #include "engine/testing/capture.h"
@@ -376,6 +377,118 @@ TEST(JobQueueTest, KeepsTheOrderOfASetOfQueueKeys) {
   }
   EXPECT_GT(side_inserts, 10000);
   EXPECT_GT(middle_erases, 10000);
+}
+
+// A victim list (flat and reversed up to kFlatMax keys, a B-tree above,
+// tombstones for erased keys) iterates the same keys in the same order as
+// a std::set of VictimKey, through appends (a newest job: first in victim
+// order), inserts in the middle, keys coming back after an erase (a
+// tombstone revived), erases anywhere and erases of keys not in it, while
+// it grows past kFlatMax (to the tree) and falls back below kFlatMax / 4.
+TEST(VictimListTest, KeepsTheOrderOfASetOfVictimKeys) {
+  using engine_internal::VictimKey;
+  using engine_internal::VictimList;
+  std::mt19937_64 rng(20261207);
+  int64_t middle_inserts = 0, revived = 0, to_tree = 0, to_flat = 0;
+  for (int round = 0; round < 60; ++round) {
+    VictimList list;
+    std::set<VictimKey> want;
+    std::vector<VictimKey> out;  // erased keys: some come back
+    int64_t now = 0;
+    int32_t next_rank = 0;
+    const int64_t levels = round % 2 == 0 ? 1 : 1 + static_cast<int64_t>(rng() % 30);
+    const size_t cap = round % 3 == 0 ? 40 : 600;  // the size it oscillates around
+    bool grow = true, big = false;
+    const int ops = 1 + static_cast<int>(rng() % 6000);
+    for (int k = 0; k < ops; ++k) {
+      if (want.size() >= cap) grow = false;
+      if (want.size() <= cap / 16) grow = true;
+      // Of 10 ops, growing: 6 dispatches, 1 comes back, 2 leave, 1 misses;
+      // shrinking: 2, 1, 6, 1.
+      const uint64_t op = rng() % 10;
+      const uint64_t inserts = grow ? 6 : 2;
+      if (want.empty() || op < inserts) {  // a dispatch: the newest, at a random priority
+        const VictimKey key{static_cast<int64_t>(rng() % levels), -(now += 1 + rng() % 3), 0, next_rank++,
+                            static_cast<int32_t>(rng() % 100000)};
+        middle_inserts += !want.empty() && *want.begin() < key ? 1 : 0;
+        list.Insert(key);
+        want.insert(key);
+      } else if (op < inserts + 1 && !out.empty()) {  // a key erased earlier comes back
+        const size_t i = rng() % out.size();
+        const VictimKey key = out[i];
+        out[i] = out.back();
+        out.pop_back();
+        if (want.count(key) != 0) continue;
+        ++revived;
+        list.Insert(key);
+        want.insert(key);
+      } else if (op < 9) {  // a job anywhere leaves
+        auto it = want.begin();
+        std::advance(it, static_cast<std::ptrdiff_t>(rng() % want.size()));
+        list.Erase(*it);
+        out.push_back(*it);
+        want.erase(it);
+      } else {  // an erase of a key not in the list changes nothing
+        const VictimKey key{static_cast<int64_t>(rng() % levels), -(now + 1), 0, next_rank + 1, 7};
+        list.Erase(key);
+        ASSERT_FALSE(list.contains(key));
+      }
+      if (want.size() > VictimList::kFlatMax && !big) {
+        big = true;
+        ++to_tree;
+      }
+      if (want.size() <= VictimList::kFlatMax / 4 && big) {
+        big = false;
+        ++to_flat;
+      }
+      ASSERT_EQ(list.size(), want.size());
+      ASSERT_EQ(list.empty(), want.empty());
+      if (k % 53 == 0 || k + 1 == ops) {
+        std::vector<std::tuple<int64_t, int64_t, int32_t, int32_t>> got, expected;
+        for (const VictimKey& key : list) got.emplace_back(key.a, key.b, key.name_rank, key.id);
+        for (const VictimKey& key : want) expected.emplace_back(key.a, key.b, key.name_rank, key.id);
+        ASSERT_EQ(got, expected) << "round " << round << ", op " << k;
+        if (!want.empty()) {
+          const VictimKey& any = *std::next(want.begin(), static_cast<std::ptrdiff_t>(rng() % want.size()));
+          ASSERT_TRUE(list.contains(any));
+        }
+      }
+    }
+  }
+  EXPECT_GT(middle_inserts, 10000);
+  EXPECT_GT(revived, 1000);
+  EXPECT_GT(to_tree, 20);
+  EXPECT_GT(to_flat, 20);
+}
+
+// More jobs running on one share and type than a flat victim list holds
+// (VictimList::kFlatMax: about 400 here), of many priorities, with in-share
+// preemption: the list becomes a B-tree and, as the jobs end, flat again;
+// both engines write the same log, and the full check (every list against
+// the job records, after every event) finds nothing.
+TEST(VictimListTest, AShareRunningHundredsOfJobsPreemptsAsTheReference) {
+  using testing::JobBuilder;
+  using testing::ScenarioBuilder;
+  using testing::ShareBuilder;
+  const std::string kG = "ml.g5.xlarge";
+  ScenarioBuilder b;
+  b.Environment({{kG, 700}})
+      .Share(ShareBuilder("A").Limit(kG, 600).LendAndBorrow().InShare(true))
+      .Share(ShareBuilder("B").Limit(kG, 100).Lend());
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 1000; ++i) {
+    const bool a = rng() % 8 != 0;
+    b.Submit(i * 0.2, JobBuilder(absl::StrCat("j", i), a ? "A" : "B")
+                          .Priority(static_cast<int64_t>(rng() % 50))
+                          .Instances(kG, 1 + static_cast<int64_t>(rng() % 2))
+                          .Run(200 + static_cast<double>(rng() % 1200)));
+  }
+  const Scenario sc = b.Build();
+  const testing::Captured fast = testing::CaptureFast(sc);
+  const testing::Captured ref = testing::CaptureReference(sc);
+  EXPECT_EQ(fast.stats.invariant_violations, 0);
+  EXPECT_EQ(testing::FirstDifference(fast.log, ref.log), "");
+  EXPECT_NE(fast.log.find("PREEMPTION_IN_PROGRESS"), std::string::npos);
 }
 
 TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {

@@ -18,8 +18,7 @@ bool IsSelfBound(const FastState& st, int32_t s) {
   // in PRIORITY_THEN_NEWEST order).
   if (sh.in_share == Toggle::kEnabled) {
     if (st.knobs.victim_order != VictimOrder::kPriorityThenNewest) return false;
-    for (const VictimKey& k : sh.dispatched[u].entries()) {
-      if (!st.LiveIn(k, s, u)) continue;  // a job that left (DispatchedSet)
+    for (const VictimKey& k : sh.dispatched[u]) {
       if (st.jobs[k.id].priority < j.priority) return false;
       break;
     }

@@ -26,10 +26,10 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_set.h"
 #include "engine/fast/job_queue.h"
+#include "engine/fast/victim_list.h"
 #include "engine/log/event_log.h"
 #include "engine/model/capacity.h"
 #include "engine/internal/mutants.h"
@@ -51,19 +51,6 @@ static_assert(kMaxQuotaShares <= 64, "shares are bits of a uint64_t in the pass"
 struct Part {
   int32_t lender;
   int64_t qty;
-};
-
-// A dispatched job's place in victim order (FastState::KeyOf).
-struct VictimKey {
-  int64_t a, b, c;
-  int32_t name_rank;
-  int32_t id;
-  bool operator<(const VictimKey& o) const {
-    if (a != o.a) return a < o.a;
-    if (b != o.b) return b < o.b;
-    if (c != o.c) return c < o.c;
-    return name_rank < o.name_rank;
-  }
 };
 
 // The per-job record: 112 bytes (static_assert below), the request's facts
@@ -130,45 +117,6 @@ struct Job {
 };
 static_assert(sizeof(Job) <= 112, "the job record must stay compact");
 
-// One share's dispatched, not draining jobs on one type, in victim order,
-// erased lazily. A job that finishes (most do) or is preempted leaves its
-// key behind as a stale entry instead of a B-tree erase (the search and
-// rebalancing were a tenth of a steady run's engine thread); readers skip
-// the stale entries (FastState::LiveIn), and a purge drops them when they
-// outnumber the live ones. A key inserted again while its stale entry is
-// still there is live again.
-class DispatchedSet {
- public:
-  // A job dispatched now is usually the first in victim order (the newest
-  // of the lowest priority): the hint makes that insert a leaf append.
-  void Insert(const VictimKey& k) {
-    const size_t before = tree_.size();
-    tree_.insert(tree_.begin(), k);
-    if (tree_.size() == before) --stale_;  // its stale entry, live again
-  }
-  // k leaves the set. `live(x)` says whether entry x (not k) is live.
-  template <typename Live>
-  void Erase(const VictimKey& k, const Live& live) {
-    if (++stale_ > tree_.size() / 2 + 16) Purge(k, live);
-  }
-  // Live and stale entries, in victim order.
-  const absl::btree_set<VictimKey>& entries() const { return tree_; }
-
- private:
-  template <typename Live>
-  void Purge(const VictimKey& erased, const Live& live) {
-    absl::btree_set<VictimKey> kept;
-    for (const VictimKey& x : tree_) {
-      if (x.id != erased.id && live(x)) kept.insert(kept.end(), x);
-    }
-    tree_.swap(kept);
-    stale_ = 0;
-  }
-
-  absl::btree_set<VictimKey> tree_;
-  size_t stale_ = 0;  // entries of jobs that left (a lower bound)
-};
-
 struct Share {
   std::string name;
   Strategy strategy = Strategy::kReserve;
@@ -177,7 +125,7 @@ struct Share {
   Toggle state = Toggle::kEnabled;
   std::vector<int64_t> limit, own, lent, borrowed;     // per unit
   JobQueue queue;                                      // RUNNABLE jobs
-  std::vector<DispatchedSet> dispatched;               // per unit, not draining
+  std::vector<VictimList> dispatched;                  // per unit, not draining
   int32_t res_job = kNone;   // job holding a reservation, if any
   int32_t res_unit = kNone;  // its instance type
   int32_t name_rank = 0;     // rank of the name among all shares
@@ -266,12 +214,11 @@ struct FastState {
   // the bits.
   std::vector<uint64_t> with_room;
 
-  // Candidate trees (victim order): lender_sets[t][u] holds the dispatched,
-  // not draining jobs holding u borrowed from t; borrowers_by_unit[u] those
-  // borrowing u from anyone (exact: no stale entries). Each share's own are
-  // Share::dispatched[u] (a DispatchedSet, with stale entries).
-  std::vector<std::vector<absl::btree_set<VictimKey>>> lender_sets;
-  std::vector<absl::btree_set<VictimKey>> borrowers_by_unit;
+  // Victim candidates beside Share::dispatched[u]: lender_sets[t][u] holds
+  // the dispatched, not draining jobs holding u borrowed from t;
+  // borrowers_by_unit[u] those borrowing u from anyone.
+  std::vector<std::vector<VictimList>> lender_sets;
+  std::vector<VictimList> borrowers_by_unit;
 
   int32_t NumShares() const { return static_cast<int32_t>(shares.size()); }
   int32_t NumUnits() const { return static_cast<int32_t>(unit_names.size()); }
@@ -372,9 +319,9 @@ struct FastState {
     const Job& j = jobs[head];
     return j.unit == u && j.n <= se[u] && sh.own[u] + j.n <= sh.limit[u];
   }
-  // Whether entry k of share s's DispatchedSet on u is live: its job is
-  // dispatched there, not draining, and still has that key (a slot given
-  // to another job, or a job whose key changed, leaves a stale entry).
+  // Whether key k in share s's list on u (Share::dispatched) is right: its
+  // job is dispatched there, not draining, and has that key
+  // (InvariantChecker::Recount).
   bool LiveIn(const VictimKey& k, int32_t s, int32_t u) const {
     const Job& j = jobs[static_cast<size_t>(k.id)];
     if (!IsDispatched(j.status) || j.draining || j.share != s || j.unit != u || j.name_rank != k.name_rank) {
