@@ -667,7 +667,7 @@ BENCHMARK(BM_DispatchPass)->ArgName("queued_per_share")->Arg(10)->Arg(10'000)->U
 
 // In-share victim selection for a priority-9 head needing 4 instances in a
 // share whose limit is filled by `dispatched` 1-instance priority-0 jobs:
-// candidates come from the share's victim-order B-tree and are drawn only
+// candidates come from the share's victim-order list and are drawn only
 // until the head fits, so the cost must not grow with the dispatched jobs.
 void BM_VictimSelection(benchmark::State& state) {
   const int64_t dispatched = std::max<int64_t>(16, Scale(state.range(0)));
