@@ -189,7 +189,7 @@ bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int3
   auto it = dispatched.begin();
   auto next = [&]() -> int32_t {
     for (; it != dispatched.end(); ++it) {
-      if (st.jobs[it->id].priority < j.priority) return (it++)->id;
+      if (st.PriorityIn(*it) < j.priority) return (it++)->id;
       if (st.knobs.victim_order == VictimOrder::kPriorityThenNewest) {
         it = dispatched.end();  // sorted by priority: no lower one follows
         break;

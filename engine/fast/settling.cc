@@ -19,7 +19,7 @@ bool IsSelfBound(const FastState& st, int32_t s) {
   if (sh.in_share == Toggle::kEnabled) {
     if (st.knobs.victim_order != VictimOrder::kPriorityThenNewest) return false;
     for (const VictimKey& k : sh.dispatched[u]) {
-      if (st.jobs[k.id].priority < j.priority) return false;
+      if (st.PriorityIn(k) < j.priority) return false;
       break;
     }
   }

@@ -330,6 +330,11 @@ struct FastState {
     const VictimKey now = KeyOf(k.id);
     return now.a == k.a && now.b == k.b && now.c == k.c;
   }
+  // The priority of the job with victim key k, read from the key (its record
+  // is likely cold where candidates are looked through).
+  int64_t PriorityIn(const VictimKey& k) const {
+    return knobs.victim_order == VictimOrder::kMostBorrowedFirst ? k.b : k.a;
+  }
   // The job's place in victim order (simulation.victimOrder).
   VictimKey KeyOf(int32_t id) const {
     const Job& j = jobs[id];
