@@ -130,7 +130,7 @@ bool CrossShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<i
     // Each source is a VictimList in victim order; the merge draws lazily.
     struct Source {
       VictimList::const_iterator it, end;
-      int32_t share;  // kNone: borrowers_by_unit (skip s's jobs and those drawing from s); else its DispatchedSet
+      int32_t share;  // kNone: borrowers_by_unit (skip s's jobs and those drawing from s); else that share's list
     };
     std::array<Source, kMaxQuotaShares + 1> source_array;
     const std::span<Source> sources = [&] {

@@ -33,7 +33,7 @@
 //    front, so a submission and a dispatched head are O(1) and a priority
 //    update O(log n) (older seqs coming back go to a small side list); per
 //    (share, unit) a VictimList of dispatched, not draining jobs in victim
-//    order (a flat array, appended to in the usual case; state.h), per
+//    order (a flat array, appended to in the usual case; victim_list.h), per
 //    (lender, unit) one of the jobs borrowing from the lender, per unit one
 //    of borrowing jobs. Preemption draws candidates from these only until
 //    the head fits.

@@ -462,7 +462,7 @@ TEST(VictimListTest, KeepsTheOrderOfASetOfVictimKeys) {
 }
 
 // More jobs running on one share and type than a flat victim list holds
-// (VictimList::kFlatMax: about 400 here), of many priorities, with in-share
+// (VictimList::kFlatMax: 300 to 600 here), of many priorities, with in-share
 // preemption: the list becomes a B-tree and, as the jobs end, flat again;
 // both engines write the same log, and the full check (every list against
 // the job records, after every event) finds nothing.
