@@ -8,7 +8,7 @@
 // by window (about 20 MB at any size: nothing to check), and `run X.qsb` on the fast
 // engine streams the blocks and keeps per job only the slot of the name's
 // rank, the summary's wait and, for names gen did not make, the name and its
-// rank (1e7 generated jobs in about 0.17 GB: job records are held only for
+// rank (1e7 generated jobs in about 0.17-0.18 GB: job records are held only for
 // the jobs in flight, generated names are computed). A run
 // larger than the machine's memory would otherwise end in the kernel's OOM
 // killer, with no message, after minutes of work: --jobs goes up to 1e8.
