@@ -169,6 +169,7 @@ void Engine::ApplyInternalEvent(const Event& ev) {
     return;
   }
   Job& j = st_.jobs[ev.job];
+  if (summary_ != nullptr) summary_->Prefetch(ev.job);  // its miss overlaps the record's
   // STARTING and RUNNING change no capacity and no queue.
   if (ev.type != EventType::kStarting && ev.type != EventType::kRunning) dirty_ = true;
   switch (ev.type) {

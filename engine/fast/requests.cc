@@ -134,6 +134,7 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
     return Reject(ev, status);
   }
   const int32_t id = st_.TakeSlot(static_cast<int32_t>(stats_.jobs_submitted));
+  if (summary_ != nullptr) summary_->Prefetch(id);  // its miss overlaps the record's
   Job& j = st_.jobs[id];
   j.share = s;
   j.unit = st_.UnitOf(r.instance_type);

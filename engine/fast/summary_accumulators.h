@@ -68,8 +68,10 @@ class SummaryAccumulators {
       : jobs_(HugePageAllocator<JobAcc>(huge_pages)), wait_causes_expected_(wait_causes) {}
 
   void Apply(const JobTransition& t);
-  // The engine expects a transition of the job in `slot` soon (a new head:
-  // its dispatch): its entry, cold since the job was queued, is fetched.
+  // The engine expects a transition of the job in `slot` soon: its entry,
+  // cold since the job's last transition, is fetched. Called for a new
+  // head (its dispatch), and where the engine first loads the job record
+  // of an event or a submission, so that the two misses overlap.
   void Prefetch(int32_t slot) const {
     if (static_cast<size_t>(slot) < jobs_.size()) __builtin_prefetch(&jobs_[static_cast<size_t>(slot)], 1);
   }
