@@ -275,7 +275,7 @@ void Engine::Violation(std::string message) {
 
 void Engine::AfterEvent() {
   if (!opt_.check_invariants) return;
-  checker_.CheckLimits(st_, stats_.jobs_submitted, found_);
+  checker_.CheckLimits(st_, found_);
   if (opt_.full_invariant_check) checker_.Recount(st_, found_);
   if (found_.empty()) return;
   for (std::string& m : found_) Violation(std::move(m));
@@ -293,7 +293,7 @@ void Engine::AfterPass() {
 
 absl::Status Engine::CheckInvariants() {
   std::vector<std::string> found;
-  checker_.CheckLimits(st_, stats_.jobs_submitted, found);
+  checker_.CheckLimits(st_, found);
   if (opt_.full_invariant_check) checker_.Recount(st_, found);
   if (found.empty()) return absl::OkStatus();
   return absl::InternalError(absl::StrJoin(found, "; "));

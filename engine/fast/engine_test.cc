@@ -221,7 +221,7 @@ TEST(InvariantCheckerTest, UnitTotalsAreCheckedWhereTheyChanged) {
     const int32_t a = st.UnitOf("ml.a"), b = st.UnitOf("ml.b");
     auto check = [&] {
       std::vector<std::string> out;
-      c.CheckLimits(st, 0, out);
+      c.CheckLimits(st, out);
       return out;
     };
     using Found = std::vector<std::string>;
@@ -252,6 +252,39 @@ TEST(InvariantCheckerTest, UnitTotalsAreCheckedWhereTheyChanged) {
     c.TouchUnit(a);
     EXPECT_EQ(check(), Found{over5});
   }
+}
+
+// Invariant 4's count of jobs per state: the checker counts what the
+// engine's transitions report (CountSubmitted, CountStatus), and the full
+// check's Recount compares it with the job records, for every state a live
+// job can be in. A record whose status moved without its transition being
+// counted is found; an ended job's record (its slot free until it is taken
+// again) is not counted.
+TEST(InvariantCheckerTest, JobsPerStateAreRecountedFromTheRecords) {
+  const Scenario sc = testing::ScenarioBuilder().Environment({{"ml.a", 4}}).Build();
+  engine_internal::FastState st(sc, sc.knobs, IndexScenario(sc), /*huge_pages=*/false);
+  engine_internal::InvariantChecker c(/*full=*/true);
+  c.Resize(0, st.NumUnits());
+  c.ResetAllowances(st);
+  auto recount = [&] {
+    std::vector<std::string> out;
+    c.Recount(st, out);
+    return out;
+  };
+  using Found = std::vector<std::string>;
+  st.TakeSlot(0);
+  const int32_t b = st.TakeSlot(1);
+  c.CountSubmitted();
+  c.CountSubmitted();
+  EXPECT_EQ(recount(), Found{});
+  st.jobs[b].status = JobStatus::kSucceeded;  // not counted
+  EXPECT_EQ(recount(), Found{"invariant 4: 1 job records are SUBMITTED but 2 jobs went there"});
+  c.CountStatus(JobStatus::kSubmitted, JobStatus::kSucceeded);
+  EXPECT_EQ(recount(), Found{});
+  c.CountSubmitted();  // a submission whose record was never taken
+  EXPECT_EQ(recount(), Found{"invariant 4: 1 job records are SUBMITTED but 2 jobs went there"});
+  st.TakeSlot(2);  // and now it is
+  EXPECT_EQ(recount(), Found{});
 }
 
 // VisitOrder::ForEach picking the next share by key (the few-shares path

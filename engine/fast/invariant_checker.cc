@@ -95,10 +95,6 @@ void InvariantChecker::CheckTouched(const FastState& st, std::vector<std::string
   touched_.clear();
 }
 
-void InvariantChecker::CountMismatch(int64_t counted, int64_t submitted, std::vector<std::string>& out) {
-  out.push_back(absl::StrCat("invariant 4: ", counted, " jobs in states but ", submitted, " submitted"));
-}
-
 void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& out) {
   // Flat scratch arrays, reused across calls: this runs after every event in
   // the fuzzers, where an allocation per call would dominate.
@@ -113,7 +109,9 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
   r.prov.assign(nu, 0);
   r.queued.assign(ns, 0);
   r.candidates.assign(ns * nu, 0);
+  r.in_state.fill(0);
   for (const Job& j : st.jobs) {
+    ++r.in_state[static_cast<size_t>(j.status)];
     if (IsDispatched(j.status) && !j.draining) {
       // A candidate must be in its share's list (state.h).
       ++r.candidates[j.share * nu + j.unit];
@@ -181,6 +179,13 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
         !same(&r.borrowed[s * nu], sh.borrowed)) {
       out.push_back(absl::StrCat("invariant 4: share ", sh.name, " counters disagree with jobs"));
     }
+  }
+  // A slot given back keeps its ended job's record until it is taken again.
+  for (size_t k = 0; k < r.in_state.size(); ++k) {
+    const JobStatus status = static_cast<JobStatus>(k);
+    if (IsTerminal(status) || r.in_state[k] == status_count_[k]) continue;
+    out.push_back(absl::StrCat("invariant 4: ", r.in_state[k], " job records are ", JobStatusName(status), " but ",
+                               status_count_[k], " jobs went there"));
   }
   if (r.use != st.total_use || r.hold != st.total_hold || r.ulent != st.unassigned_lent ||
       r.prov != st.provisioned) {
