@@ -21,15 +21,9 @@ constexpr size_t kSnapshotFrontJobs = 100;
 // ---------------------------------------------------------------------------
 // Job states
 
-void Engine::SetStatus(int32_t id, JobStatus status) {
-  Job& j = st_.jobs[id];
-  if (IsTerminal(j.status)) {
-    Violation(absl::StrCat("invariant 4: terminal job ", Sv(st_.NameOf(j)), " changed to ", JobStatusName(status)));
-  }
-  checker_.CountStatus(j.status, status);
-  if (j.status == JobStatus::kRunnable) --runnable_count_;
-  if (status == JobStatus::kRunnable) ++runnable_count_;
-  j.status = status;
+void Engine::TerminalChanged(int32_t id, JobStatus status) {
+  Violation(absl::StrCat("invariant 4: terminal job ", Sv(st_.NameOf(st_.jobs[id])), " changed to ",
+                         JobStatusName(status)));
 }
 
 void Engine::MakeRunnable(int32_t id, std::string_view reason, bool with_summary, bool returned) {
@@ -430,27 +424,11 @@ JobRecord Engine::BaseRecord(int32_t id, JobStatus status, std::string_view reas
   return r;
 }
 
-JobTransition Engine::TransitionOf(int32_t id, JobStatus status, std::string_view reason) const {
-  const Job& j = st_.jobs[id];
-  JobTransition t;
-  t.time = now_;
-  t.slot = id;
-  t.share = j.share;
-  t.status = status;
-  t.capacity_error = reason == reasons::kInsufficientCapacity;
-  t.misconfigured = reasons::IsMisconfiguration(reason);
-  if (t.misconfigured && summary_->wants_example()) {
-    t.job_name = st_.NameOf(j);
-    t.reason = reason;
-  }
-  return t;
-}
-
 void Engine::EmitJob(int32_t id, JobStatus status, std::string_view reason, bool with_summary) {
-  const Job& j = st_.jobs[id];
   if (summary_ != nullptr) {
     JobTransition t = TransitionOf(id, status, reason);
     if (status == JobStatus::kScheduled) {
+      const Job& j = st_.jobs[id];
       t.unit = j.unit;
       t.quantity = j.n;
       t.borrowed = j.borrowed_total;  // the sum of its parts (Dispatch)
@@ -458,30 +436,36 @@ void Engine::EmitJob(int32_t id, JobStatus status, std::string_view reason, bool
     t.has_preemption_summary = with_summary;
     summary_->Apply(t);
   }
-  if (opt_.job_records) {
-    JobRecord r = BaseRecord(id, status, reason);
-    if (status == JobStatus::kScheduled) {
-      r.has_usage = true;
-      r.capacity_unit = st_.unit_names[j.unit];
-      r.unit_index = j.unit;
-      r.quantity = j.n;
-      borrowed_scratch_.clear();
-      for (const Part& p : st_.PartsOf(j)) {
-        borrowed_scratch_.push_back(BorrowedPart{st_.LenderName(p.lender), st_.unit_names[j.unit], p.qty});
-      }
-      r.borrowed = borrowed_scratch_;
+  if (opt_.job_records) EmitRecord(id, status, reason, with_summary);
+  if (status == JobStatus::kRunnable && opt_.wait_causes) NoteRunnableLine(id);
+}
+
+void Engine::EmitRecord(int32_t id, JobStatus status, std::string_view reason, bool with_summary) {
+  const Job& j = st_.jobs[id];
+  JobRecord r = BaseRecord(id, status, reason);
+  if (status == JobStatus::kScheduled) {
+    r.has_usage = true;
+    r.capacity_unit = st_.unit_names[j.unit];
+    r.unit_index = j.unit;
+    r.quantity = j.n;
+    borrowed_scratch_.clear();
+    for (const Part& p : st_.PartsOf(j)) {
+      borrowed_scratch_.push_back(BorrowedPart{st_.LenderName(p.lender), st_.unit_names[j.unit], p.qty});
     }
-    if (with_summary) {
-      r.has_preemption_summary = true;
-      r.preempted_attempt_count = j.preempted_count;
-      r.recent_preempted_attempts = st_.RecentOf(j);
-    }
-    sink_.OnJob(r);
+    r.borrowed = borrowed_scratch_;
   }
-  if (status == JobStatus::kRunnable && opt_.wait_causes) {
-    cause_fresh_.emplace_back(id, j.seq);
-    cause_fresh_seqs_.insert(j.seq);
+  if (with_summary) {
+    r.has_preemption_summary = true;
+    r.preempted_attempt_count = j.preempted_count;
+    r.recent_preempted_attempts = st_.RecentOf(j);
   }
+  sink_.OnJob(r);
+}
+
+void Engine::NoteRunnableLine(int32_t id) {
+  const int32_t seq = st_.jobs[id].seq;
+  cause_fresh_.emplace_back(id, seq);
+  cause_fresh_seqs_.insert(seq);
 }
 
 void Engine::EmitCapacity(int32_t u) {

@@ -273,11 +273,7 @@ void Engine::Violation(std::string message) {
   }
 }
 
-void Engine::AfterEvent() {
-  if (!opt_.check_invariants) return;
-  checker_.CheckLimits(st_, found_);
-  if (opt_.full_invariant_check) checker_.Recount(st_, found_);
-  if (found_.empty()) return;
+void Engine::ReportFound() {
   for (std::string& m : found_) Violation(std::move(m));
   found_.clear();
 }
@@ -287,8 +283,7 @@ void Engine::AfterPass() {
   AfterEvent();
   checker_.CheckDeadlines(st_, now_, found_);
   if (opt_.full_invariant_check) checker_.CheckReclaimFired(st_, found_);
-  for (std::string& m : found_) Violation(std::move(m));
-  found_.clear();
+  if (!found_.empty()) ReportFound();
 }
 
 absl::Status Engine::CheckInvariants() {
