@@ -1,6 +1,7 @@
 #include "engine/fast/summary_accumulators.h"
 
 #include <algorithm>
+#include <cassert>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,13 +39,14 @@ void SummaryAccumulators::CloseAttempt(JobAcc& j, SimTime now) {
 }
 
 void SummaryAccumulators::Apply(const JobTransition& r) {
-  JobAcc& j = JobAt(r.slot);
-  if (!j.live) {
-    j.live = true;
-    j.share = r.share;
-  }
-  ShareAcc& sh = ShareAt(j.share);
-  sh.present = true;
+  // A job's first line is SUBMITTED, and its last is SUCCEEDED or FAILED,
+  // which frees its entry (the engine gives its slot back only then): its
+  // entry and its share's are made by the SUBMITTED line, and every later
+  // line finds them.
+  if (r.status == JobStatus::kSubmitted) Open(r.slot, r.share);
+  assert(static_cast<size_t>(r.slot) < jobs_.size() && jobs_[static_cast<size_t>(r.slot)].live);
+  JobAcc& j = jobs_[static_cast<size_t>(r.slot)];
+  ShareAcc& sh = shares_[static_cast<size_t>(j.share)];
   if (r.misconfigured) {
     j.misconfigured = true;
     if (never_ran_example_.empty()) {
@@ -141,6 +143,14 @@ void SummaryAccumulators::Apply(const JobTransition& r) {
     if (j.misconfigured && !j.scheduled_once) ++ended_never_ran_;
     j = JobAcc{};  // the slot's next job starts afresh
   }
+}
+
+void SummaryAccumulators::Open(int32_t slot, int32_t share) {
+  JobAcc& j = JobAt(slot);
+  assert(!j.live);
+  j.live = true;
+  j.share = share;
+  ShareAt(share).present = true;
 }
 
 void SummaryAccumulators::OnCapacity(SimTime time, int32_t unit, int64_t max_capacity) {

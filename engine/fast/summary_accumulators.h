@@ -129,6 +129,9 @@ class SummaryAccumulators {
     if (i >= shares_.size()) shares_.resize(i + 1);
     return shares_[i];
   }
+  // A SUBMITTED line: the job's entry in `slot` (free until now) and its
+  // share's, made as needed.
+  void Open(int32_t slot, int32_t share);
   void SetWaiting(JobAcc& j, bool waiting, SimTime now);
   void CloseCause(JobAcc& j, SimTime now);
   void CloseAttempt(JobAcc& j, SimTime now);
