@@ -175,7 +175,20 @@ class Engine {
 
   // --- pass.cc: the pass
   void RunPass();
-  bool LookAt(int32_t s, int32_t id);
+  // Whether head `id` of share s may be considered: a head that can never
+  // start under the configuration gets its MISCONFIGURATION reason (once)
+  // and loses any reservation; a head that can again loses that reason.
+  // A head is looked at again and again while it waits (about 11 looks a
+  // job on the stress profile): the share keeps its last verdict that its
+  // head can start, which stands while the limits and the head's reason
+  // stay as they were (Share::fits_seq); else LookAgain.
+  bool LookAt(int32_t s, int32_t id) {
+    const Share& sh = st_.shares[s];
+    const Job& j = st_.jobs[id];
+    if (sh.fits_seq == j.seq && sh.fits_epoch == st_.limits_epoch && sh.fits_reason == j.reason) return true;
+    return LookAgain(s, id);
+  }
+  bool LookAgain(int32_t s, int32_t id);
   bool Phase1(int32_t s);
   bool Backfill(int32_t s, int32_t head);
   void BlockOutsidePhase1(int32_t s);

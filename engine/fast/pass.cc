@@ -55,10 +55,7 @@ void Engine::RunPass() {
   }
 }
 
-// Whether head `id` of share s may be considered: a head that can never
-// start under the configuration gets its MISCONFIGURATION reason (once) and
-// loses any reservation; a head that can again loses that reason.
-bool Engine::LookAt(int32_t s, int32_t id) {
+bool Engine::LookAgain(int32_t s, int32_t id) {
   Job& j = st_.jobs[id];
   std::string_view never = st_.NeverFitsReason(s, j);
   if (!never.empty()) {
@@ -67,6 +64,10 @@ bool Engine::LookAt(int32_t s, int32_t id) {
     return false;
   }
   if (reasons::IsMisconfiguration(st_.reasons.Text(j.reason))) SetReason(id, "");
+  Share& sh = st_.shares[s];
+  sh.fits_seq = j.seq;
+  sh.fits_epoch = st_.limits_epoch;
+  sh.fits_reason = j.reason;
   return true;
 }
 

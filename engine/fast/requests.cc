@@ -259,6 +259,7 @@ void Engine::StrategyMasks() {
 void Engine::UpdateEnvironment(const UpdateServiceEnvironmentRequest& r) {
   if (r.state) st_.se_enabled = *r.state == Toggle::kEnabled;
   if (r.capacity_limits) {
+    ++st_.limits_epoch;
     std::vector<int64_t> next(st_.se.size(), 0);
     for (const CapacityLimit& l : *r.capacity_limits) next[st_.UnitOf(l.capacity_unit)] = l.max_capacity;
     for (int32_t u = 0; u < st_.NumUnits(); ++u) {

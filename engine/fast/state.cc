@@ -115,6 +115,7 @@ std::string_view FastState::NeverFitsReason(int32_t s, const Job& j) const {
 }
 
 void FastState::SumLimits() {
+  ++limits_epoch;
   assigned_limits.assign(unit_names.size(), 0);
   lendable_limits.assign(unit_names.size(), 0);
   for (const Share& sh : shares) {

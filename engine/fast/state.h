@@ -127,6 +127,11 @@ struct Share {
   JobQueue queue;                                      // RUNNABLE jobs
   std::vector<VictimList> dispatched;                  // per unit, not draining
   int32_t res_job = kNone;   // job holding a reservation, if any
+  // Engine::LookAt's last verdict that a head could start: the head's
+  // Job::seq, FastState::limits_epoch and its reason then (not a
+  // MISCONFIGURATION one).
+  int32_t fits_seq = -1;
+  uint32_t fits_epoch = 0, fits_reason = 0;
   int32_t res_unit = kNone;  // its instance type
   int32_t name_rank = 0;     // rank of the name among all shares
   int32_t head = kNone;      // Engine::HeadOf: queue.begin()->id or the reservation holder; kNone if empty
@@ -346,8 +351,13 @@ struct FastState {
   // The MISCONFIGURATION reason of a head that can never start under the
   // current configuration, or "".
   std::string_view NeverFitsReason(int32_t s, const Job& j) const;
-  // assigned_limits and lendable_limits, after a share's limits or strategy change.
+  // assigned_limits and lendable_limits, after a share's limits or strategy
+  // change; a new limits_epoch.
   void SumLimits();
+  // Advances with every change to what NeverFitsReason reads of the
+  // configuration (SumLimits(), an environment update), so that verdicts
+  // cached under an earlier one (Job::fits_epoch) are stale.
+  uint32_t limits_epoch = 1;
   // Share s's bit in with_room[u] (all units: NoteRoomAll), after its limit, own
   // or lent count on u changed.
   void NoteRoom(int32_t s, int32_t u) {
