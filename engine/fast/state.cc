@@ -1,6 +1,7 @@
 #include "engine/fast/state.h"
 
 #include "engine/model/capacity.h"
+#include "engine/util/strings.h"
 
 #include <algorithm>
 #include <string>
@@ -10,14 +11,14 @@ namespace qs::engine_internal {
 
 uint32_t ReasonTable::Id(std::string_view text) {
   if (text.empty()) return 0;
-  auto it = ids_.find(text);
+  auto it = ids_.find(Sv(text));
   if (it != ids_.end()) return it->second;
   // A copy: callers pass static texts, time limit reasons and request
   // fields of a streamed block alike.
   const std::string_view stable = *interned_.insert(std::string(text)).first;
   const uint32_t id = static_cast<uint32_t>(texts_.size());
   texts_.push_back(stable);
-  ids_.emplace(stable, id);
+  ids_.emplace(Sv(stable), id);
   return id;
 }
 
@@ -28,7 +29,7 @@ FastState::FastState(const Scenario& scenario, const Knobs& k, ScenarioIndex idx
       rank_job(HugePageAllocator<int32_t>(huge_pages)) {
   // Every capacity unit the scenario can mention.
   unit_names.assign(index.units.begin(), index.units.end());
-  for (size_t i = 0; i < unit_names.size(); ++i) unit_ids[unit_names[i]] = static_cast<int32_t>(i);
+  for (size_t i = 0; i < unit_names.size(); ++i) unit_ids[Sv(unit_names[i])] = static_cast<int32_t>(i);
   const size_t nu = unit_names.size();
   se.assign(nu, 0);
   total_use.assign(nu, 0);
@@ -89,7 +90,7 @@ void FastState::FreeSlot(int32_t id) {
 }
 
 int32_t FastState::UnitOf(std::string_view name) const {
-  auto it = unit_ids.find(name);
+  auto it = unit_ids.find(Sv(name));
   return it == unit_ids.end() ? kNone : it->second;
 }
 

@@ -159,7 +159,7 @@ class ReasonTable {
  private:
   absl::node_hash_set<std::string> interned_;
   std::vector<std::string_view> texts_{std::string_view()};
-  absl::flat_hash_map<std::string_view, uint32_t> ids_;
+  absl::flat_hash_map<absl::string_view, uint32_t> ids_;  // as FastState::unit_ids
 };
 
 struct FastState {
@@ -171,7 +171,11 @@ struct FastState {
 
   // Instance types: ids follow name order, so "units by name" is "units by id".
   std::vector<std::string_view> unit_names;  // views of index.units
-  absl::flat_hash_map<std::string_view, int32_t> unit_ids;
+  // Keyed by absl::string_view, which absl hashes itself (Debian's Abseil
+  // has its own string_view: std::string_view keys went through std::hash,
+  // about 80 instructions a lookup, one lookup a submission). Look up with
+  // Sv() (engine/util/strings.h).
+  absl::flat_hash_map<absl::string_view, int32_t> unit_ids;
 
   // The job records, by slot (TakeSlot, FreeSlot): as many as jobs were in
   // flight at once, mapped for huge pages.
