@@ -17,21 +17,6 @@ void InvariantChecker::Resize(int32_t shares, int32_t units) {
   touched_flag_.resize(pairs, 0);
 }
 
-InvariantChecker::Excess InvariantChecker::ComputeExcess(const FastState& st, int32_t s, int32_t u) {
-  const Share& sh = st.shares[s];
-  Excess e;
-  // Use <= L + B, checked as its two parts: own instances within the limit
-  // and borrowed ones within the borrow cap (a strategy change to LEND with
-  // borrowed jobs still running is then excess that may only drain).
-  const int64_t cap = st.BorrowCap(sh, u);
-  e.limit = std::max<int64_t>(0, sh.own[u] - sh.limit[u]) +
-            (cap == kUnlimited ? 0 : std::max<int64_t>(0, sh.borrowed[u] - cap));
-  e.lend = sh.strategy == Strategy::kReserve
-               ? sh.lent[u]
-               : std::max<int64_t>(0, sh.own[u] + sh.lent[u] - sh.limit[u]);
-  return e;
-}
-
 void InvariantChecker::ResetAllowances(const FastState& st) {
   deadlines_.clear();
   for (int32_t u = 0; u < st.NumUnits(); ++u) allow1_[u] = std::max<int64_t>(0, st.total_use[u] - st.se[u]);
@@ -44,52 +29,70 @@ void InvariantChecker::ResetAllowances(const FastState& st) {
   }
 }
 
+// Invariant 1 per unit, and the hold's sign: a unit whose totals did not
+// change since the last check cannot have a new violation (the
+// environment's limits change only with ResetAllowances(), which sets the
+// allowance to the excess), so only touched units are checked, except under
+// full_invariant_check.
+[[gnu::always_inline]] inline void InvariantChecker::CheckUnit(const FastState& st, int32_t u,
+                                                                std::vector<std::string>& out) {
+  const int64_t e1 = std::max<int64_t>(0, st.total_use[u] - st.se[u]);
+  if (e1 > allow1_[u] || st.total_hold[u] < 0) [[unlikely]] {
+    ReportUnit(st, u, e1 > allow1_[u], out);
+  }
+  allow1_[u] = std::min(allow1_[u], e1);
+}
+
+void InvariantChecker::ReportUnit(const FastState& st, int32_t u, bool over, std::vector<std::string>& out) {
+  if (over) {
+    out.push_back(absl::StrCat("invariant 1: ", Sv(st.unit_names[u]), " in use ", st.total_use[u],
+                               " > environment limit ", st.se[u]));
+  }
+  if (st.total_hold[u] < 0) out.push_back(absl::StrCat("negative hold for ", Sv(st.unit_names[u])));
+}
+
+// Invariants 2 and 3 per (share, unit): a pair whose counters did not
+// change since the last check cannot have a new violation (its allowance
+// already equals its excess), so only touched pairs are checked, except
+// under full_invariant_check, which checks every pair.
+[[gnu::always_inline]] inline void InvariantChecker::CheckPair(const FastState& st, int32_t s, int32_t u,
+                                                                std::vector<std::string>& out) {
+  const size_t key = static_cast<size_t>(s * units_ + u);
+  const Excess e = ComputeExcess(st, s, u);
+  if (e.limit > allow2_[key] || e.lend > allow3_[key]) [[unlikely]] {
+    ReportPair(st, s, u, e.limit > allow2_[key], e.lend > allow3_[key], out);
+  }
+  allow2_[key] = std::min(allow2_[key], e.limit);
+  allow3_[key] = std::min(allow3_[key], e.lend);
+}
+
+void InvariantChecker::ReportPair(const FastState& st, int32_t s, int32_t u, bool over_limit, bool over_lent,
+                                  std::vector<std::string>& out) {
+  const Share& sh = st.shares[s];
+  if (over_limit) {
+    out.push_back(absl::StrCat("invariant 2: share ", sh.name, " uses ", sh.own[u] + sh.borrowed[u], " of ",
+                               Sv(st.unit_names[u]), ", over limit plus borrow cap"));
+  }
+  if (over_lent) {
+    out.push_back(absl::StrCat("invariant 3: share ", sh.name, " lends ", sh.lent[u], " of ",
+                               Sv(st.unit_names[u]), " beyond its idle own capacity"));
+  }
+}
+
 void InvariantChecker::CheckTouched(const FastState& st, std::vector<std::string>& out) {
-  // Invariant 1 per unit: a unit whose totals did not change since the last
-  // check cannot have a new violation (the environment's limits change only
-  // with ResetAllowances(), which sets the allowance to the excess), so only
-  // touched units are checked, except under full_invariant_check.
-  auto check_unit = [&](int32_t u) {
-    const int64_t e1 = std::max<int64_t>(0, st.total_use[u] - st.se[u]);
-    if (e1 > allow1_[u]) {
-      out.push_back(absl::StrCat("invariant 1: ", Sv(st.unit_names[u]), " in use ", st.total_use[u],
-                                 " > environment limit ", st.se[u]));
-    }
-    allow1_[u] = std::min(allow1_[u], e1);
-    if (st.total_hold[u] < 0) out.push_back(absl::StrCat("negative hold for ", Sv(st.unit_names[u])));
-  };
   if (full_) {
-    for (int32_t u = 0; u < st.NumUnits(); ++u) check_unit(u);
+    for (int32_t u = 0; u < st.NumUnits(); ++u) CheckUnit(st, u, out);
   } else {
-    for (int32_t u : touched_units_) check_unit(u);
+    for (int32_t u : touched_units_) CheckUnit(st, u, out);
   }
   for (int32_t u : touched_units_) unit_flag_[static_cast<size_t>(u)] = 0;
   touched_units_.clear();
-  // Invariants 2 and 3 per (share, unit): a pair whose counters did not
-  // change since the last check cannot have a new violation (its allowance
-  // already equals its excess), so only touched pairs are checked, except
-  // under full_invariant_check, which checks every pair.
-  auto check = [&](int32_t s, int32_t u) {
-    const Share& sh = st.shares[s];
-    const size_t key = static_cast<size_t>(s * units_ + u);
-    const Excess e = ComputeExcess(st, s, u);
-    if (e.limit > allow2_[key]) {
-      out.push_back(absl::StrCat("invariant 2: share ", sh.name, " uses ", sh.own[u] + sh.borrowed[u], " of ",
-                                 Sv(st.unit_names[u]), ", over limit plus borrow cap"));
-    }
-    if (e.lend > allow3_[key]) {
-      out.push_back(absl::StrCat("invariant 3: share ", sh.name, " lends ", sh.lent[u], " of ",
-                                 Sv(st.unit_names[u]), " beyond its idle own capacity"));
-    }
-    allow2_[key] = std::min(allow2_[key], e.limit);
-    allow3_[key] = std::min(allow3_[key], e.lend);
-  };
   if (full_) {
     for (int32_t s = 0; s < st.NumShares(); ++s) {
-      for (int32_t u = 0; u < st.NumUnits(); ++u) check(s, u);
+      for (int32_t u = 0; u < st.NumUnits(); ++u) CheckPair(st, s, u, out);
     }
   } else {
-    for (int32_t key : touched_) check(key / units_, key % units_);
+    for (int32_t key : touched_) CheckPair(st, key / units_, key % units_, out);
   }
   for (int32_t key : touched_) touched_flag_[static_cast<size_t>(key)] = 0;
   touched_.clear();

@@ -24,6 +24,7 @@
 #ifndef QS_ENGINE_FAST_INVARIANT_CHECKER_H_
 #define QS_ENGINE_FAST_INVARIANT_CHECKER_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -96,9 +97,26 @@ class InvariantChecker {
     uint32_t epoch;
     SimTime deadline;
   };
-  static Excess ComputeExcess(const FastState& st, int32_t s, int32_t u);
-  // CheckLimits' invariants 1-3 on what was touched (everything when full).
+  static Excess ComputeExcess(const FastState& st, int32_t s, int32_t u) {
+    const Share& sh = st.shares[s];
+    Excess e;
+    // Use <= L + B, checked as its two parts: own instances within the limit
+    // and borrowed ones within the borrow cap (a strategy change to LEND with
+    // borrowed jobs still running is then excess that may only drain).
+    const int64_t cap = st.BorrowCap(sh, u);
+    e.limit = std::max<int64_t>(0, sh.own[u] - sh.limit[u]) +
+              (cap == kUnlimited ? 0 : std::max<int64_t>(0, sh.borrowed[u] - cap));
+    e.lend = sh.strategy == Strategy::kReserve ? sh.lent[u] : std::max<int64_t>(0, sh.own[u] + sh.lent[u] - sh.limit[u]);
+    return e;
+  }
+  // CheckLimits' invariants 1-3 on what was touched (everything when full):
+  // CheckUnit and CheckPair, whose findings are written out of line.
   void CheckTouched(const FastState& st, std::vector<std::string>& out);
+  void CheckUnit(const FastState& st, int32_t u, std::vector<std::string>& out);
+  void CheckPair(const FastState& st, int32_t s, int32_t u, std::vector<std::string>& out);
+  [[gnu::cold]] static void ReportUnit(const FastState& st, int32_t u, bool over, std::vector<std::string>& out);
+  [[gnu::cold]] static void ReportPair(const FastState& st, int32_t s, int32_t u, bool over_limit, bool over_lent,
+                                       std::vector<std::string>& out);
 
   const bool full_;
   int32_t units_ = 0;
