@@ -127,15 +127,15 @@ struct Share {
   JobQueue queue;                                      // RUNNABLE jobs
   std::vector<VictimList> dispatched;                  // per unit, not draining
   int32_t res_job = kNone;   // job holding a reservation, if any
+  int32_t res_unit = kNone;  // its instance type
+  int32_t name_rank = 0;     // rank of the name among all shares
+  int32_t head = kNone;      // Engine::HeadOf: queue.begin()->id or the reservation holder; kNone if empty
+  int32_t head_seq = -1;     // jobs[head].seq, kept beside it (phase 2 and the visit order read it without the record)
   // Engine::LookAt's last verdict that a head could start: the head's
   // Job::seq, FastState::limits_epoch and its reason then (not a
   // MISCONFIGURATION one).
   int32_t fits_seq = -1;
   uint32_t fits_epoch = 0, fits_reason = 0;
-  int32_t res_unit = kNone;  // its instance type
-  int32_t name_rank = 0;     // rank of the name among all shares
-  int32_t head = kNone;      // Engine::HeadOf: queue.begin()->id or the reservation holder; kNone if empty
-  int32_t head_seq = -1;     // jobs[head].seq, kept beside it (phase 2 and the visit order read it without the record)
   bool deleted = false;      // DeleteQuotaShare: an empty slot, no limits, out of share_ids and snapshots
   // The head's MISCONFIGURATION time-limit clock (Engine::SweepHeadClocks):
   // the (head, reason) pair it runs for, and a generation its event carries.
@@ -360,7 +360,7 @@ struct FastState {
   void SumLimits();
   // Advances with every change to what NeverFitsReason reads of the
   // configuration (SumLimits(), an environment update), so that verdicts
-  // cached under an earlier one (Job::fits_epoch) are stale.
+  // cached under an earlier one (Share::fits_epoch) are stale.
   uint32_t limits_epoch = 1;
   // Share s's bit in with_room[u] (all units: NoteRoomAll), after its limit, own
   // or lent count on u changed.
