@@ -424,20 +424,16 @@ JobRecord Engine::BaseRecord(int32_t id, JobStatus status, std::string_view reas
   return r;
 }
 
-void Engine::EmitJob(int32_t id, JobStatus status, std::string_view reason, bool with_summary) {
-  if (summary_ != nullptr) {
-    JobTransition t = TransitionOf(id, status, reason);
-    if (status == JobStatus::kScheduled) {
-      const Job& j = st_.jobs[id];
-      t.unit = j.unit;
-      t.quantity = j.n;
-      t.borrowed = j.borrowed_total;  // the sum of its parts (Dispatch)
-    }
-    t.has_preemption_summary = with_summary;
-    summary_->Apply(t);
+void Engine::SummaryLine(int32_t id, JobStatus status, std::string_view reason, bool with_summary) {
+  JobTransition t = TransitionOf(id, status, reason);
+  if (status == JobStatus::kScheduled) {
+    const Job& j = st_.jobs[id];
+    t.unit = j.unit;
+    t.quantity = j.n;
+    t.borrowed = j.borrowed_total;  // the sum of its parts (Dispatch)
   }
-  if (opt_.job_records) EmitRecord(id, status, reason, with_summary);
-  if (status == JobStatus::kRunnable && opt_.wait_causes) NoteRunnableLine(id);
+  t.has_preemption_summary = with_summary;
+  summary_->Apply(t);
 }
 
 void Engine::EmitRecord(int32_t id, JobStatus status, std::string_view reason, bool with_summary) {

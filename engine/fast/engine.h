@@ -274,8 +274,35 @@ class Engine {
   }
   // A job's line: to the summary accumulators, to the sink as a record
   // (RunOptions::job_records; EmitRecord), and a RUNNABLE line to the wait
-  // causes' bookkeeping (NoteRunnableLine).
-  void EmitJob(int32_t id, JobStatus st, std::string_view reason, bool with_summary = false);
+  // causes' bookkeeping (NoteRunnableLine). Inline, so that a line with no
+  // reason and no preemption summary (most lines; the callers mostly pass
+  // a constant status) goes to the summary's entry for its status.
+  void EmitJob(int32_t id, JobStatus status, std::string_view reason, bool with_summary = false) {
+    if (summary_ != nullptr) {
+      if (reason.empty() && !with_summary) {
+        SummaryPlainLine(id, status);
+      } else {
+        SummaryLine(id, status, reason, with_summary);
+      }
+    }
+    if (opt_.job_records) EmitRecord(id, status, reason, with_summary);
+    if (status == JobStatus::kRunnable && opt_.wait_causes) NoteRunnableLine(id);
+  }
+  void SummaryPlainLine(int32_t id, JobStatus status) {
+    const Job& j = st_.jobs[id];
+    switch (status) {
+      case JobStatus::kSubmitted:
+        summary_->Submitted(id, j.share, now_);
+        return;
+      case JobStatus::kScheduled:
+        summary_->Scheduled(id, now_, j.unit, j.n, j.borrowed_total);  // the sum of its parts (Dispatch)
+        return;
+      default:
+        summary_->Line(id, status, now_);
+        return;
+    }
+  }
+  void SummaryLine(int32_t id, JobStatus status, std::string_view reason, bool with_summary);
   void EmitRecord(int32_t id, JobStatus st, std::string_view reason, bool with_summary);
   void NoteRunnableLine(int32_t id);
   // Unit u's capacity is now st_.se[u] (time 0, UpdateServiceEnvironment).

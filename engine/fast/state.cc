@@ -9,8 +9,7 @@
 
 namespace qs::engine_internal {
 
-uint32_t ReasonTable::Id(std::string_view text) {
-  if (text.empty()) return 0;
+uint32_t ReasonTable::Intern(std::string_view text) {
   auto it = ids_.find(Sv(text));
   if (it != ids_.end()) return it->second;
   // A copy: callers pass static texts, time limit reasons and request

@@ -154,9 +154,12 @@ struct Share {
 class ReasonTable {
  public:
   std::string_view Text(uint32_t id) const { return texts_[id]; }
-  uint32_t Id(std::string_view text);
+  // 0 is the empty text (no reason), which most lines have.
+  uint32_t Id(std::string_view text) { return text.empty() ? 0 : Intern(text); }
 
  private:
+  uint32_t Intern(std::string_view text);
+
   absl::node_hash_set<std::string> interned_;
   std::vector<std::string_view> texts_{std::string_view()};
   absl::flat_hash_map<absl::string_view, uint32_t> ids_;  // as FastState::unit_ids

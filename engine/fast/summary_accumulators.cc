@@ -11,42 +11,14 @@
 
 namespace qs::engine_internal {
 
-void SummaryAccumulators::SetWaiting(JobAcc& j, bool waiting, SimTime now) {
-  if (j.waiting == waiting) return;
-  waiting_ms_ += static_cast<double>(waiting_) * static_cast<double>(now - backlog_since_);
-  backlog_since_ = now;
-  j.waiting = waiting;
-  waiting_ += waiting ? 1 : -1;
-  if (waiting_ > backlog_.peak) {
-    backlog_.peak = waiting_;
-    backlog_.peak_time = now;
-  }
-}
-
-void SummaryAccumulators::CloseCause(JobAcc& j, SimTime now) {
-  if (j.cause == WaitCause::kNone) return;
-  shares_[static_cast<size_t>(j.share)].s.wait_by_cause_ms[static_cast<size_t>(j.cause)] += now - j.cause_since;
-  j.cause = WaitCause::kNone;
-}
-
-void SummaryAccumulators::CloseAttempt(JobAcc& j, SimTime now) {
-  if (!j.dispatched) return;
-  std::pair<int64_t, int64_t>& ms = shares_[static_cast<size_t>(j.share)].unit_ms[static_cast<size_t>(j.unit)];
-  ms.first += j.own * (now - j.attempt_start);
-  ms.second += j.borrowed * (now - j.attempt_start);
-  j.dispatched = false;
-  j.running_since = -1;
-}
-
 void SummaryAccumulators::Apply(const JobTransition& r) {
   // A job's first line is SUBMITTED, and its last is SUCCEEDED or FAILED,
   // which frees its entry (the engine gives its slot back only then): its
   // entry and its share's are made by the SUBMITTED line, and every later
   // line finds them.
   if (r.status == JobStatus::kSubmitted) Open(r.slot, r.share);
-  assert(static_cast<size_t>(r.slot) < jobs_.size() && jobs_[static_cast<size_t>(r.slot)].live);
-  JobAcc& j = jobs_[static_cast<size_t>(r.slot)];
-  ShareAcc& sh = shares_[static_cast<size_t>(j.share)];
+  JobAcc& j = Entry(r.slot);
+  ShareAcc& sh = ShareOf(j);
   if (r.misconfigured) {
     j.misconfigured = true;
     if (never_ran_example_.empty()) {
@@ -56,12 +28,7 @@ void SummaryAccumulators::Apply(const JobTransition& r) {
   if (r.status != JobStatus::kRunnable) CloseCause(j, r.time);
   switch (r.status) {
     case JobStatus::kSubmitted:
-      ++sh.s.submitted;
-      SetWaiting(j, true, r.time);
-      backlog_.at_last_submission = waiting_;
-      backlog_.last_submission = r.time;
-      waiting_ms_at_last_submission_ =
-          waiting_ms_ + static_cast<double>(waiting_) * static_cast<double>(r.time - backlog_since_);
+      SubmittedStep(j, r.time);
       break;
     case JobStatus::kRunnable:
       if (r.has_preemption_summary && j.running_since >= 0) {
@@ -78,37 +45,15 @@ void SummaryAccumulators::Apply(const JobTransition& r) {
         ++sh.s.capacity_errors;
         sh.s.wait_by_cause_ms[static_cast<size_t>(WaitCause::kCapacityError)] += r.time - j.attempt_start;
       }
-      CloseAttempt(j, r.time);
-      SetWaiting(j, true, r.time);
-      if (j.first_runnable < 0) j.first_runnable = r.time;
+      RunnableStep(j, r.time);
       break;
-    case JobStatus::kScheduled: {
+    case JobStatus::kScheduled:
       if (r.preemption != PreemptionType::kNone) break;  // preemption start on a SCHEDULED job
-      if (!j.scheduled_once) {
-        j.scheduled_once = true;
-        sh.waits.push_back(r.time - j.first_runnable);
-      }
-      if (j.reclaim_start >= 0) {
-        sh.reclaims.push_back(r.time - j.reclaim_start);
-        j.reclaim_start = -1;
-      }
-      j.dispatched = true;
-      SetWaiting(j, false, r.time);
-      j.attempt_start = r.time;
-      j.unit = r.unit;
-      const size_t u = static_cast<size_t>(r.unit);
-      if (u >= sh.unit_ms.size()) {
-        sh.unit_ms.resize(u + 1);
-        sh.unit_seen.resize(u + 1);
-      }
-      sh.unit_seen[u] = 1;
-      j.borrowed = static_cast<int32_t>(r.borrowed);
-      j.own = static_cast<int32_t>(r.quantity - r.borrowed);
+      ScheduledStep(j, r.time, r.unit, r.quantity, r.borrowed);
       break;
-    }
     case JobStatus::kRunning:
       if (r.preemption == PreemptionType::kNone) {
-        j.running_since = r.time;
+        RunningStep(j, r.time);
       } else if (j.running_since >= 0) {
         // Preemption start: the checkpointed part of the run is not lost.
         j.running_since += r.checkpointed_ms;
@@ -119,13 +64,7 @@ void SummaryAccumulators::Apply(const JobTransition& r) {
       if (r.has_preemption_summary && j.running_since >= 0) {
         sh.s.work_lost_instance_ms += (j.own + j.borrowed) * (r.time - j.running_since);
       }
-      CloseAttempt(j, r.time);
-      SetWaiting(j, false, r.time);
-      if (r.status == JobStatus::kSucceeded) {
-        ++sh.s.succeeded;
-      } else {
-        ++sh.s.failed;
-      }
+      EndedStep(j, r.status, r.time);
       break;
     default:
       break;
@@ -139,10 +78,31 @@ void SummaryAccumulators::Apply(const JobTransition& r) {
   } else if (r.preemption == PreemptionType::kInShare) {
     ++sh.s.preempted_in;
   }
-  if (IsTerminal(r.status)) {
-    if (j.misconfigured && !j.scheduled_once) ++ended_never_ran_;
-    j = JobAcc{};  // the slot's next job starts afresh
+  if (IsTerminal(r.status)) CloseEntry(j);
+}
+
+void SummaryAccumulators::ScheduledStep(JobAcc& j, SimTime time, int32_t unit, int64_t quantity, int64_t borrowed) {
+  ShareAcc& sh = ShareOf(j);
+  if (!j.scheduled_once) {
+    j.scheduled_once = true;
+    sh.waits.push_back(time - j.first_runnable);
   }
+  if (j.reclaim_start >= 0) {
+    sh.reclaims.push_back(time - j.reclaim_start);
+    j.reclaim_start = -1;
+  }
+  j.dispatched = true;
+  SetWaiting(j, false, time);
+  j.attempt_start = time;
+  j.unit = unit;
+  const size_t u = static_cast<size_t>(unit);
+  if (u >= sh.unit_ms.size()) {
+    sh.unit_ms.resize(u + 1);
+    sh.unit_seen.resize(u + 1);
+  }
+  sh.unit_seen[u] = 1;
+  j.borrowed = static_cast<int32_t>(borrowed);
+  j.own = static_cast<int32_t>(quantity - borrowed);
 }
 
 void SummaryAccumulators::Open(int32_t slot, int32_t share) {

@@ -23,6 +23,7 @@
 #ifndef QS_ENGINE_FAST_SUMMARY_ACCUMULATORS_H_
 #define QS_ENGINE_FAST_SUMMARY_ACCUMULATORS_H_
 
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -67,7 +68,38 @@ class SummaryAccumulators {
   SummaryAccumulators(bool wait_causes, bool huge_pages)
       : jobs_(HugePageAllocator<JobAcc>(huge_pages)), wait_causes_expected_(wait_causes) {}
 
+  // Any line, as a JobTransition.
   void Apply(const JobTransition& t);
+  // The common lines, without the JobTransition: a line with no status
+  // reason, no preemption, no preemption summary and no wait cause (most
+  // of a run's: a job that dispatches at once makes SUBMITTED, RUNNABLE,
+  // SCHEDULED, STARTING and RUNNING in one instant). The same rules as
+  // Apply() on such a line: both go through the per-status steps below,
+  // where each rule is written once.
+  void Submitted(int32_t slot, int32_t share, SimTime time) {
+    Open(slot, share);
+    SubmittedStep(jobs_[static_cast<size_t>(slot)], time);
+  }
+  void Scheduled(int32_t slot, SimTime time, int32_t unit, int64_t quantity, int64_t borrowed) {
+    JobAcc& j = Entry(slot);
+    CloseCause(j, time);
+    ScheduledStep(j, time, unit, quantity, borrowed);
+  }
+  // RUNNABLE, STARTING, RUNNING, SUCCEEDED or FAILED.
+  void Line(int32_t slot, JobStatus status, SimTime time) {
+    JobAcc& j = Entry(slot);
+    if (status == JobStatus::kRunnable) {
+      RunnableStep(j, time);
+      return;
+    }
+    CloseCause(j, time);
+    if (status == JobStatus::kRunning) {
+      RunningStep(j, time);
+    } else if (IsTerminal(status)) {
+      EndedStep(j, status, time);
+      CloseEntry(j);
+    }
+  }
   // The engine expects a transition of the job in `slot` soon: its entry,
   // cold since the job's last transition, is fetched. Called for a new
   // head (its dispatch), and where the engine first loads the job record
@@ -132,9 +164,74 @@ class SummaryAccumulators {
   // A SUBMITTED line: the job's entry in `slot` (free until now) and its
   // share's, made as needed.
   void Open(int32_t slot, int32_t share);
-  void SetWaiting(JobAcc& j, bool waiting, SimTime now);
-  void CloseCause(JobAcc& j, SimTime now);
-  void CloseAttempt(JobAcc& j, SimTime now);
+  // A later line's entry: made by the job's SUBMITTED line.
+  JobAcc& Entry(int32_t slot) {
+    assert(static_cast<size_t>(slot) < jobs_.size() && jobs_[static_cast<size_t>(slot)].live);
+    return jobs_[static_cast<size_t>(slot)];
+  }
+  ShareAcc& ShareOf(const JobAcc& j) { return shares_[static_cast<size_t>(j.share)]; }
+
+  // The steps of a line by its status, each rule once. A line other than
+  // RUNNABLE first closes the job's open wait cause (CloseCause).
+  void SubmittedStep(JobAcc& j, SimTime time) {
+    ++ShareOf(j).s.submitted;
+    SetWaiting(j, true, time);
+    backlog_.at_last_submission = waiting_;
+    backlog_.last_submission = time;
+    waiting_ms_at_last_submission_ =
+        waiting_ms_ + static_cast<double>(waiting_) * static_cast<double>(time - backlog_since_);
+  }
+  // A RUNNABLE line that is not a wait-cause line: the attempt (if any)
+  // ends, and the job waits.
+  void RunnableStep(JobAcc& j, SimTime time) {
+    CloseAttempt(j, time);
+    SetWaiting(j, true, time);
+    if (j.first_runnable < 0) j.first_runnable = time;
+  }
+  // A SCHEDULED line that is not a preemption start.
+  void ScheduledStep(JobAcc& j, SimTime time, int32_t unit, int64_t quantity, int64_t borrowed);
+  // A RUNNING line that is not a preemption start.
+  void RunningStep(JobAcc& j, SimTime time) { j.running_since = time; }
+  void EndedStep(JobAcc& j, JobStatus status, SimTime time) {
+    CloseAttempt(j, time);
+    SetWaiting(j, false, time);
+    ShareAcc& sh = ShareOf(j);
+    if (status == JobStatus::kSucceeded) {
+      ++sh.s.succeeded;
+    } else {
+      ++sh.s.failed;
+    }
+  }
+  // After a terminal line: the slot's next job starts afresh.
+  void CloseEntry(JobAcc& j) {
+    if (j.misconfigured && !j.scheduled_once) ++ended_never_ran_;
+    j = JobAcc{};
+  }
+
+  void SetWaiting(JobAcc& j, bool waiting, SimTime now) {
+    if (j.waiting == waiting) return;
+    waiting_ms_ += static_cast<double>(waiting_) * static_cast<double>(now - backlog_since_);
+    backlog_since_ = now;
+    j.waiting = waiting;
+    waiting_ += waiting ? 1 : -1;
+    if (waiting_ > backlog_.peak) {
+      backlog_.peak = waiting_;
+      backlog_.peak_time = now;
+    }
+  }
+  void CloseCause(JobAcc& j, SimTime now) {
+    if (j.cause == WaitCause::kNone) return;
+    ShareOf(j).s.wait_by_cause_ms[static_cast<size_t>(j.cause)] += now - j.cause_since;
+    j.cause = WaitCause::kNone;
+  }
+  void CloseAttempt(JobAcc& j, SimTime now) {
+    if (!j.dispatched) return;
+    std::pair<int64_t, int64_t>& ms = ShareOf(j).unit_ms[static_cast<size_t>(j.unit)];
+    ms.first += j.own * (now - j.attempt_start);
+    ms.second += j.borrowed * (now - j.attempt_start);
+    j.dispatched = false;
+    j.running_since = -1;
+  }
 
   std::vector<JobAcc, HugePageAllocator<JobAcc>> jobs_;
   std::vector<ShareAcc> shares_;
