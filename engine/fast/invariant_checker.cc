@@ -1,6 +1,7 @@
 #include "engine/fast/invariant_checker.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "absl/strings/str_cat.h"
 #include "engine/util/strings.h"
@@ -12,9 +13,9 @@ void InvariantChecker::Resize(int32_t shares, int32_t units) {
   const size_t pairs = static_cast<size_t>(shares) * static_cast<size_t>(units);
   allow1_.resize(static_cast<size_t>(units), 0);
   unit_flag_.resize(static_cast<size_t>(units), 0);
+  touched_shares_.resize(static_cast<size_t>(units), 0);
   allow2_.resize(pairs, 0);
   allow3_.resize(pairs, 0);
-  touched_flag_.resize(pairs, 0);
 }
 
 void InvariantChecker::ResetAllowances(const FastState& st) {
@@ -82,20 +83,22 @@ void InvariantChecker::ReportPair(const FastState& st, int32_t s, int32_t u, boo
 void InvariantChecker::CheckTouched(const FastState& st, std::vector<std::string>& out) {
   if (full_) {
     for (int32_t u = 0; u < st.NumUnits(); ++u) CheckUnit(st, u, out);
-  } else {
-    for (int32_t u : touched_units_) CheckUnit(st, u, out);
-  }
-  for (int32_t u : touched_units_) unit_flag_[static_cast<size_t>(u)] = 0;
-  touched_units_.clear();
-  if (full_) {
     for (int32_t s = 0; s < st.NumShares(); ++s) {
       for (int32_t u = 0; u < st.NumUnits(); ++u) CheckPair(st, s, u, out);
     }
   } else {
-    for (int32_t key : touched_) CheckPair(st, key / units_, key % units_, out);
+    for (int32_t u : touched_units_) CheckUnit(st, u, out);
+    for (int32_t u : touched_units_) {
+      for (uint64_t m = touched_shares_[static_cast<size_t>(u)]; m != 0; m &= m - 1) {
+        CheckPair(st, std::countr_zero(m), u, out);
+      }
+    }
   }
-  for (int32_t key : touched_) touched_flag_[static_cast<size_t>(key)] = 0;
-  touched_.clear();
+  for (int32_t u : touched_units_) {
+    unit_flag_[static_cast<size_t>(u)] = 0;
+    touched_shares_[static_cast<size_t>(u)] = 0;
+  }
+  touched_units_.clear();
 }
 
 void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& out) {

@@ -50,11 +50,7 @@ class InvariantChecker {
   // Share s's counters on u changed: CheckLimits looks at the pair, and at
   // u's environment totals.
   void Touch(int32_t s, int32_t u) {
-    const size_t key = static_cast<size_t>(s * units_ + u);
-    if (!touched_flag_[key]) {
-      touched_flag_[key] = 1;
-      touched_.push_back(static_cast<int32_t>(key));
-    }
+    touched_shares_[static_cast<size_t>(u)] |= uint64_t{1} << s;
     TouchUnit(u);
   }
   // u's total use or total hold changed: CheckLimits looks at u's totals.
@@ -74,7 +70,7 @@ class InvariantChecker {
   // event and most events touch no counter (a call with nothing touched was
   // about 4% of a steady run's engine thread, out of line).
   void CheckLimits(const FastState& st, std::vector<std::string>& out) {
-    if (full_ || !touched_units_.empty() || !touched_.empty()) CheckTouched(st, out);
+    if (full_ || !touched_units_.empty()) CheckTouched(st, out);
   }
   // Invariant 4: every counter, and the jobs in each state that is not
   // terminal, recomputed from the job records. (Ended jobs leave no record:
@@ -110,7 +106,9 @@ class InvariantChecker {
     return e;
   }
   // CheckLimits' invariants 1-3 on what was touched (everything when full):
-  // CheckUnit and CheckPair, whose findings are written out of line.
+  // CheckUnit and CheckPair, whose findings are written out of line. The
+  // units in the order they were touched, then their pairs, unit by unit in
+  // that order and by share within a unit.
   void CheckTouched(const FastState& st, std::vector<std::string>& out);
   void CheckUnit(const FastState& st, int32_t u, std::vector<std::string>& out);
   void CheckPair(const FastState& st, int32_t s, int32_t u, std::vector<std::string>& out);
@@ -123,10 +121,12 @@ class InvariantChecker {
   std::array<int64_t, 8> status_count_{};
   std::vector<int64_t> allow1_;          // per unit
   std::vector<int64_t> allow2_, allow3_;  // [share * units + unit]
-  std::vector<int32_t> touched_;          // (share, unit) keys changed since the last CheckLimits()
-  std::vector<char> touched_flag_;
-  std::vector<int32_t> touched_units_;    // units whose totals changed since the last CheckLimits()
+  // Changed since the last CheckLimits(): units whose totals or whose
+  // shares' counters changed (every Touch() touches its unit), and per unit
+  // the shares whose counters on it changed (shares are bits, state.h).
+  std::vector<int32_t> touched_units_;
   std::vector<char> unit_flag_;
+  std::vector<uint64_t> touched_shares_;  // by unit
   std::vector<Deadline> deadlines_;
   struct RecountScratch {  // Recount()'s counters, [share * units + unit]
     std::vector<int64_t> own, lent, borrowed, use, hold, ulent, prov, queued, candidates;
