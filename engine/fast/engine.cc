@@ -24,9 +24,9 @@ Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& option
     : Engine(scenario, IndexScenario(scenario), sink, options, ScenarioSource(scenario)) {}
 
 Engine::Engine(const EventStream& stream, ScenarioIndex index, LogSink& sink, const RunOptions& options)
-    : Engine(stream.head(), std::move(index), sink, options, ScenarioSource(stream)) {}
+    : Engine(stream.head(), std::move(index), sink, options, ScenarioSource(stream, index.units)) {}
 
-Engine::Engine(const Scenario& config, ScenarioIndex index, LogSink& sink, const RunOptions& options,
+Engine::Engine(const Scenario& config, ScenarioIndex&& index, LogSink& sink, const RunOptions& options,
                ScenarioSource source)
     : sc_(config),
       sink_(sink),

@@ -114,7 +114,9 @@ class Engine {
 
  private:
   // Both constructors end here: `scenario` gives everything but the events.
-  Engine(const Scenario& config, ScenarioIndex index, LogSink& sink, const RunOptions& options,
+  // `index` by reference: the stream's source reads index.units while the
+  // arguments are made, before st_ takes the index.
+  Engine(const Scenario& config, ScenarioIndex&& index, LogSink& sink, const RunOptions& options,
          ScenarioSource source);
 
   // --- engine.cc: the run loop and internal events

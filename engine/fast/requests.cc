@@ -128,8 +128,9 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   }
   // Run() applies the event just after source_.Advance(): PassedChecked() says
   // whether its request-only checks ran and passed on the decoding thread.
-  if (absl::Status status = source_.PassedChecked() ? ValidateSubmitState(r, sc_.job_queue.name, facts)
-                                                    : ValidateSubmit(r, sc_.job_queue.name, facts);
+  const bool checked = source_.PassedChecked();
+  if (absl::Status status = checked ? ValidateSubmitState(r, sc_.job_queue.name, facts)
+                                    : ValidateSubmit(r, sc_.job_queue.name, facts);
       !status.ok()) {
     return Reject(ev, status);
   }
@@ -137,7 +138,7 @@ void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest&
   if (summary_ != nullptr) summary_->Prefetch(id);  // its miss overlaps the record's
   Job& j = st_.jobs[id];
   j.share = s;
-  j.unit = st_.UnitOf(r.instance_type);
+  j.unit = checked ? source_.CheckedUnit() : st_.UnitOf(r.instance_type);  // looked up on the decoding task
   // The parsers keep these within int32 and validation within their ranges.
   j.n = static_cast<int32_t>(r.instance_count);
   j.priority = static_cast<int32_t>(r.scheduling_priority.value_or(0));

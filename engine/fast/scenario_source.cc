@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_group.h"
@@ -17,8 +18,9 @@ namespace qs::engine_internal {
 // its blocks when threads are free).
 class ScenarioSource::BlockReader {
  public:
-  BlockReader(const EventStream& stream, size_t batch_blocks)
+  BlockReader(const EventStream& stream, const std::vector<std::string>& units, size_t batch_blocks)
       : stream_(stream), queue_name_(stream.head().job_queue.name), batch_(std::max<size_t>(1, batch_blocks)) {
+    for (size_t i = 0; i < units.size(); ++i) unit_ids_[units[i]] = static_cast<int32_t>(i);
     cur_.resize(batch_);
     next_.resize(batch_);
     cur_checked_.resize(batch_);
@@ -28,13 +30,13 @@ class ScenarioSource::BlockReader {
   }
   ~BlockReader() { tasks_.wait(); }
 
-  // The next block's events and their PassedChecked() flags (nullptr when
-  // the block was read on the caller's thread); false at the end or on an
+  // The next block's events and their checked_ entries (nullptr when the
+  // block was read on the caller's thread); false at the end or on an
   // error (status()).
-  bool Next(const ScenarioEvent*& begin, const ScenarioEvent*& end, const uint8_t*& checked) {
+  bool Next(const ScenarioEvent*& begin, const ScenarioEvent*& end, const int32_t*& checked) {
     while (true) {
       if (pos_ < cur_count_) {
-        const std::vector<uint8_t>& flags = cur_checked_[pos_];
+        const std::vector<int32_t>& flags = cur_checked_[pos_];
         const std::vector<ScenarioEvent>& evs = cur_[pos_++];
         begin = evs.data();
         end = evs.data() + evs.size();
@@ -99,20 +101,27 @@ class ScenarioSource::BlockReader {
       }, tbb::simple_partitioner());
     });
   }
-  // Each event's PassedChecked() flag.
-  void Check(const std::vector<ScenarioEvent>& events, std::vector<uint8_t>& checked) const {
+  // Each event's checked_ entry: kNotPassed, or the unit of a submission
+  // whose request-only checks pass.
+  void Check(const std::vector<ScenarioEvent>& events, std::vector<int32_t>& checked) const {
     checked.resize(events.size());
     for (size_t k = 0; k < events.size(); ++k) {
       const auto* r = std::get_if<SubmitServiceJobRequest>(&events[k].request);
-      checked[k] = r != nullptr && SubmitRequestChecksPass(*r, queue_name_) ? 1 : 0;
+      if (r == nullptr || !SubmitRequestChecksPass(*r, queue_name_)) {
+        checked[k] = kNotPassed;
+        continue;
+      }
+      auto it = unit_ids_.find(r->instance_type);
+      checked[k] = it == unit_ids_.end() ? -1 : it->second;
     }
   }
 
   const EventStream& stream_;
   const std::string queue_name_;  // the stream's head's, for SubmitRequestChecksPass
+  absl::flat_hash_map<std::string, int32_t> unit_ids_;  // CheckedUnit()'s
   const size_t batch_;
   std::vector<std::vector<ScenarioEvent>> cur_, next_;
-  std::vector<std::vector<uint8_t>> cur_checked_, next_checked_;  // by block, beside cur_ and next_
+  std::vector<std::vector<int32_t>> cur_checked_, next_checked_;  // by block, beside cur_ and next_
   std::vector<absl::Status> next_status_;
   size_t cur_count_ = 0, pos_ = 0;
   size_t next_first_ = 0, next_count_ = 0;
@@ -127,8 +136,8 @@ ScenarioSource::ScenarioSource(const Scenario& scenario)
 // thread decodes, and far faster than the engine consumes; each batch in
 // memory costs a block of request objects (gen writes 4,096 events a block,
 // about 460 bytes each).
-ScenarioSource::ScenarioSource(const EventStream& stream)
-    : blocks_(std::make_unique<BlockReader>(stream, 1)), stream_facts_(stream.facts()) {}
+ScenarioSource::ScenarioSource(const EventStream& stream, const std::vector<std::string>& units)
+    : blocks_(std::make_unique<BlockReader>(stream, units, 1)), stream_facts_(stream.facts()) {}
 
 ScenarioSource::ScenarioSource(ScenarioSource&&) noexcept = default;
 ScenarioSource& ScenarioSource::operator=(ScenarioSource&&) noexcept = default;

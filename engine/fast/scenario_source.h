@@ -10,9 +10,11 @@
 // The decoding task also runs the request-only checks of each submission
 // (SubmitRequestChecksPass, engine/model/validation.h), work taken off the
 // engine's thread: PassedChecked() says whether they passed for the event
-// just passed. A scenario held whole, and a stream read on the caller's
-// thread, have no such flags (PassedChecked() is false), and the engine
-// runs the full ValidateSubmit, which gives the same answer.
+// just passed, and for one that did, CheckedUnit() is the id of its
+// instance type (FastState::UnitOf's, from the same sorted names). A
+// scenario held whole, and a stream read on the caller's thread, have no
+// such flags (PassedChecked() is false), and the engine runs the full
+// ValidateSubmit and UnitOf, which give the same answers.
 //
 // Usage:
 //   ScenarioSource src(scenario);              // or ScenarioSource(stream)
@@ -28,6 +30,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "engine/model/event_stream.h"
@@ -38,7 +42,9 @@ namespace qs::engine_internal {
 class ScenarioSource {
  public:
   explicit ScenarioSource(const Scenario& scenario);
-  explicit ScenarioSource(const EventStream& stream);
+  // `units`: the instance types the stream names, sorted and distinct
+  // (ScenarioIndex::units), whose positions are CheckedUnit()'s ids.
+  ScenarioSource(const EventStream& stream, const std::vector<std::string>& units);
   ScenarioSource(ScenarioSource&&) noexcept;
   ScenarioSource& operator=(ScenarioSource&&) noexcept;
   ~ScenarioSource();
@@ -61,7 +67,12 @@ class ScenarioSource {
   // After Advance(): true if the event passed is a submission whose
   // request-only checks ran on the decoding task and passed (its full
   // validation is then ValidateSubmitState); false if they failed or did not run.
-  bool PassedChecked() const { return checked_ != nullptr && checked_[-1] != 0; }
+  bool PassedChecked() const { return checked_ != nullptr && checked_[-1] != kNotPassed; }
+  // After PassedChecked() was true: the submission's instance type's
+  // position in `units`, or -1 if it is not there.
+  int32_t CheckedUnit() const { return checked_[-1]; }
+  // A checked_ entry: the event is not a submission whose checks passed.
+  static constexpr int32_t kNotPassed = INT32_MIN;
   // OK, or the error that stopped a streamed run early (a block that no
   // longer reads as it did when indexed).
   const absl::Status& status() const { return status_; }
@@ -83,7 +94,7 @@ class ScenarioSource {
 
   const ScenarioEvent* next_ = nullptr;
   const ScenarioEvent* end_ = nullptr;
-  const uint8_t* checked_ = nullptr;  // beside next_: the block's flags, or nullptr
+  const int32_t* checked_ = nullptr;  // beside next_: kNotPassed or CheckedUnit(), or nullptr
   std::unique_ptr<BlockReader> blocks_;
   const StreamFacts* stream_facts_ = nullptr;
   absl::Status status_;
