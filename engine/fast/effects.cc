@@ -144,15 +144,10 @@ void Engine::GiveToBeneficiary(int32_t id) {
 // the first job in queue order, except that with victimReturn
 // BEHIND_RESERVATION a job holding a reservation stays the head while only
 // returned victims rank before it. The holder is nearly always the first.
-int32_t Engine::HeadOf(int32_t s) const {
+int32_t Engine::HolderOrFront(int32_t s, int32_t front) const {
   const Share& sh = st_.shares[s];
-  if (sh.queue.empty()) return kNone;
-  const int32_t front = sh.queue.Front().id;
   const int32_t r = sh.res_job;
-  if (r == kNone || r == front || st_.knobs.victim_return != VictimReturn::kBehindReservation ||
-      st_.jobs[r].status != JobStatus::kRunnable || QsMutant(10)) {
-    return front;
-  }
+  if (st_.jobs[r].status != JobStatus::kRunnable || QsMutant(10)) return front;
   for (auto it = sh.queue.begin(); it != sh.queue.end() && (*it).id != r; ++it) {
     if (!st_.jobs[(*it).id].returned) return front;
   }

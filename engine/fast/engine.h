@@ -238,8 +238,19 @@ class Engine {
   template <typename Fn>
   void ForEachCandidateList(int32_t id, Fn&& fn);
   // Share s's head: the first job in queue order, or the reservation holder
-  // ahead of returned victims (victimReturn BEHIND_RESERVATION).
-  int32_t HeadOf(int32_t s) const;
+  // ahead of returned victims (victimReturn BEHIND_RESERVATION). Inline up
+  // to the holder's case (HolderOrFront), which few calls reach.
+  int32_t HeadOf(int32_t s) const {
+    const Share& sh = st_.shares[s];
+    if (sh.queue.empty()) return kNone;
+    const int32_t front = sh.queue.Front().id;
+    const int32_t r = sh.res_job;
+    if (r == kNone || r == front || st_.knobs.victim_return != VictimReturn::kBehindReservation) return front;
+    return HolderOrFront(s, front);
+  }
+  // HeadOf(s) when a holder other than the front is held behind returned
+  // victims: the holder if every job ahead of it is a returned victim.
+  int32_t HolderOrFront(int32_t s, int32_t front) const;
   // After job `id` entered or left share s's queue: the cached head, and the
   // share unsettled if its head changed or is `id`.
   void QueueChanged(int32_t s, int32_t id);

@@ -199,7 +199,7 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
   }
 }
 
-void InvariantChecker::CheckDeadlines(const FastState& st, SimTime now, std::vector<std::string>& out) {
+void InvariantChecker::CheckPendingDeadlines(const FastState& st, SimTime now, std::vector<std::string>& out) {
   // Invariant 6 (second half) and 5 (timing): a job that triggered a reclaim
   // must start by preemption time + drain + interval while it stays the head.
   size_t keep = 0;

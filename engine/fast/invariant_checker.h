@@ -76,8 +76,11 @@ class InvariantChecker {
   // terminal, recomputed from the job records. (Ended jobs leave no record:
   // their slots are reused.)
   void Recount(const FastState& st, std::vector<std::string>& out);
-  // Invariant 5's deadline for heads that reclaimed.
-  void CheckDeadlines(const FastState& st, SimTime now, std::vector<std::string>& out);
+  // Invariant 5's deadline for heads that reclaimed. Inline: the engine
+  // calls it after every pass, and most passes follow no reclaim.
+  void CheckDeadlines(const FastState& st, SimTime now, std::vector<std::string>& out) {
+    if (!deadlines_.empty()) CheckPendingDeadlines(st, now, out);
+  }
   // Invariant 5: no head that fits its limit left without a reclaim that
   // would let it start.
   void CheckReclaimFired(const FastState& st, std::vector<std::string>& out) const;
@@ -110,6 +113,7 @@ class InvariantChecker {
   // units in the order they were touched, then their pairs, unit by unit in
   // that order and by share within a unit.
   void CheckTouched(const FastState& st, std::vector<std::string>& out);
+  void CheckPendingDeadlines(const FastState& st, SimTime now, std::vector<std::string>& out);
   void CheckUnit(const FastState& st, int32_t u, std::vector<std::string>& out);
   void CheckPair(const FastState& st, int32_t s, int32_t u, std::vector<std::string>& out);
   [[gnu::cold]] static void ReportUnit(const FastState& st, int32_t u, bool over, std::vector<std::string>& out);
