@@ -187,16 +187,27 @@ bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int3
   // order, drawn lazily from the list.
   const VictimList& dispatched = sh.dispatched[u];
   auto it = dispatched.begin();
-  auto next = [&]() -> int32_t {
+  // To the next candidate (`it` stays on it), or to the end.
+  auto skip = [&] {
     for (; it != dispatched.end(); ++it) {
-      if (st.PriorityIn(*it) < j.priority) return (it++)->id;
+      if (st.PriorityIn(*it) < j.priority) return;
       if (st.knobs.victim_order == VictimOrder::kPriorityThenNewest) {
         it = dispatched.end();  // sorted by priority: no lower one follows
-        break;
+        return;
       }
     }
-    return kNone;
   };
+  auto next = [&]() -> int32_t {
+    skip();
+    return it != dispatched.end() ? (it++)->id : kNone;
+  };
+  // No candidate (most calls: the head's share runs nothing of lower
+  // priority on u): no victims, whether or not the head fits already.
+  skip();
+  if (it == dispatched.end()) {
+    victims.clear();
+    return false;
+  }
   const int64_t own = sh.own[u], h = st.Headroom(s, u), free = st.FreeFor(id), borrowed = sh.borrowed[u];
   const int64_t l = sh.limit[u], cap = st.BorrowCap(sh, u);
   const bool can_borrow = sh.strategy == Strategy::kLendAndBorrow;

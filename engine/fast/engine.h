@@ -290,7 +290,8 @@ class Engine {
   // causes' bookkeeping (NoteRunnableLine). Inline, so that a line with no
   // reason and no preemption summary (most lines; the callers mostly pass
   // a constant status) goes to the summary's entry for its status.
-  void EmitJob(int32_t id, JobStatus status, std::string_view reason, bool with_summary = false) {
+  [[gnu::always_inline]] void EmitJob(int32_t id, JobStatus status, std::string_view reason,
+                                      bool with_summary = false) {
     if (summary_ != nullptr) {
       if (reason.empty() && !with_summary) {
         SummaryPlainLine(id, status);
