@@ -10,9 +10,10 @@
 // first victim last. A job dispatched now is usually first in victim order
 // (the newest of the lowest priority, or of the only one), so the usual
 // insert is an append; another insert shifts the keys after its place, at
-// most kFlatMax of them. An erase finds its key by binary search on the keys
-// alone and leaves a tombstone (the id negated), which iteration skips; the
-// array is compacted when tombstones outnumber the keys. A longer list (a
+// most kFlatMax of them. An erase of the last key (the first victim) pops it
+// and the tombstones behind it; another finds its key by binary search on
+// the keys alone and leaves a tombstone (the id negated), which iteration
+// skips; the array is compacted when tombstones outnumber the keys. A longer list (a
 // large pool, e.g. thousands of one-instance jobs of many priorities) is an
 // absl::btree_set, where every insert and erase is O(log n), until it falls
 // to kFlatMax / 4 keys.
@@ -137,6 +138,16 @@ class VictimList {
     if (tree_) {
       tree_->erase(k);
       if (tree_->size() <= kFlatMax / 4) ToFlat();
+      return;
+    }
+    if (!keys_.empty() && keys_.back().id == k.id && !(keys_.back() < k) && !(k < keys_.back())) {
+      // The first in victim order (a victim taken, the newest job ending):
+      // dropped with the tombstones behind it.
+      keys_.pop_back();
+      while (!keys_.empty() && keys_.back().id < 0) {
+        keys_.pop_back();
+        --dead_;
+      }
       return;
     }
     auto it = std::lower_bound(keys_.begin(), keys_.end(), k, Greater);
