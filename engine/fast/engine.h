@@ -259,10 +259,11 @@ class Engine {
   SimTime Checkpoint(int32_t vid);
   // Share s's counters on u changed: the invariant checker's pair, the
   // share's order key, and the shares whose head needs u. `lending`: only
-  // s's lent count changed, which a self-bound share reads only if it may
-  // borrow (its headroom sets how much it must borrow).
+  // s's lent count changed, which the order key does not read (its use is
+  // own + borrowed) and a self-bound share reads only if it may borrow (its
+  // headroom sets how much it must borrow).
   void Touch(int32_t s, int32_t u, bool lending = false) {
-    order_.MarkUse(s);
+    if (!lending) order_.MarkUse(s);
     settling_.UnitChanged(u);
     if (!lending || st_.shares[s].strategy == Strategy::kLendAndBorrow) settling_.OwnChanged(s);
     checker_.Touch(s, u);
