@@ -120,8 +120,13 @@ class Writer {
   int64_t last_job = -1;
   absl::flat_hash_map<std::string, uint64_t> dict[kNumSymFields];
   // LEB128, built in a local buffer and appended once (one call per
-  // number, not one push_back per byte).
+  // number, not one push_back per byte); a number below 128 (most of them:
+  // codes, flags, small counts and time steps) is one push_back.
   void U(uint64_t v) {
+    if (v < 0x80) {
+      out.push_back(static_cast<char>(v));
+      return;
+    }
     char buf[10];
     size_t n = 0;
     while (v >= 0x80) {
