@@ -10,12 +10,15 @@
 // handing it through the sinks and finding the job's track again by its
 // slot was about a fifth of a run's engine thread (1e6 jobs, steady and
 // stress). Here the engine hands each transition over as a few integers
-// (JobTransition) at the point it would emit the record; the per-job state
-// is 64 bytes in an array indexed by the engine's job slot (slots are
-// reused, so it holds the jobs in flight; in huge pages when it is big);
-// shares and instance types are indices, named once, in Finish().
+// at the point it would emit the record: a line with no status reason and
+// no preemption (most lines) to Submitted(), Scheduled() or Line(), any
+// other as a JobTransition to Apply(); both go through the same per-status
+// steps. The per-job state is 64 bytes in an array indexed by the engine's
+// job slot (slots are reused, so it holds the jobs in flight; in huge pages
+// when it is big); shares and instance types are indices, named once, in
+// Finish().
 //
-// The engine calls Apply() exactly where it emits a job record, in the same
+// The engine calls these exactly where it emits a job record, in the same
 // order, so the backlog's time integral (a floating-point sum) adds the
 // same terms in the same order as SummaryBuilder's.
 //
