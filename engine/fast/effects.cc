@@ -140,10 +140,11 @@ void Engine::GiveToBeneficiary(int32_t id) {
 // ---------------------------------------------------------------------------
 // Queues and reservations
 
-// The head of share s (docs/semantics.md §4, and §6 "Preemption cycles"):
-// the first job in queue order, except that with victimReturn
-// BEHIND_RESERVATION a job holding a reservation stays the head while only
-// returned victims rank before it. The holder is nearly always the first.
+// The head of share s (docs/semantics.md §4, and §6 "Preemption cycles";
+// HeadOf in engine.h): the first job in queue order, except that with
+// victimReturn BEHIND_RESERVATION a job holding a reservation stays the
+// head while only returned victims rank before it. The holder is nearly
+// always the first; this is the case where it is not.
 int32_t Engine::HolderOrFront(int32_t s, int32_t front) const {
   const Share& sh = st_.shares[s];
   const int32_t r = sh.res_job;

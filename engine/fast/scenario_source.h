@@ -17,7 +17,7 @@
 // ValidateSubmit and UnitOf, which give the same answers.
 //
 // Usage:
-//   ScenarioSource src(scenario);              // or ScenarioSource(stream)
+//   ScenarioSource src(scenario);              // or ScenarioSource(stream, index.units)
 //   while (const ScenarioEvent* ev = src.Peek()) { ...; src.Advance(); }
 //   if (!src.status().ok()) ...                // a block that failed to read
 //
