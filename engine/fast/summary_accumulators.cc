@@ -17,7 +17,7 @@ void SummaryAccumulators::Apply(const JobTransition& r) {
   // entry and its share's are made by the SUBMITTED line, and every later
   // line finds them.
   if (r.status == JobStatus::kSubmitted) Open(r.slot, r.share);
-  JobAcc& j = Entry(r.slot);
+  JobAcc& j = Enter(r.slot, r.status, r.time);
   ShareAcc& sh = ShareOf(j);
   if (r.misconfigured) {
     j.misconfigured = true;
@@ -25,7 +25,6 @@ void SummaryAccumulators::Apply(const JobTransition& r) {
       never_ran_example_ = absl::StrCat(Sv(r.job_name), ": ", Sv(reasons::ReasonCode(r.reason)));
     }
   }
-  if (r.status != JobStatus::kRunnable) CloseCause(j, r.time);
   switch (r.status) {
     case JobStatus::kSubmitted:
       SubmittedStep(j, r.time);

@@ -81,22 +81,17 @@ class SummaryAccumulators {
   // where each rule is written once.
   void Submitted(int32_t slot, int32_t share, SimTime time) {
     Open(slot, share);
-    SubmittedStep(jobs_[static_cast<size_t>(slot)], time);
+    SubmittedStep(Enter(slot, JobStatus::kSubmitted, time), time);
   }
   void Scheduled(int32_t slot, SimTime time, int32_t unit, int64_t quantity, int64_t borrowed) {
-    JobAcc& j = Entry(slot);
-    CloseCause(j, time);
-    ScheduledStep(j, time, unit, quantity, borrowed);
+    ScheduledStep(Enter(slot, JobStatus::kScheduled, time), time, unit, quantity, borrowed);
   }
   // RUNNABLE, STARTING, RUNNING, SUCCEEDED or FAILED.
   void Line(int32_t slot, JobStatus status, SimTime time) {
-    JobAcc& j = Entry(slot);
+    JobAcc& j = Enter(slot, status, time);
     if (status == JobStatus::kRunnable) {
       RunnableStep(j, time);
-      return;
-    }
-    CloseCause(j, time);
-    if (status == JobStatus::kRunning) {
+    } else if (status == JobStatus::kRunning) {
       RunningStep(j, time);
     } else if (IsTerminal(status)) {
       EndedStep(j, status, time);
@@ -173,9 +168,17 @@ class SummaryAccumulators {
     return jobs_[static_cast<size_t>(slot)];
   }
   ShareAcc& ShareOf(const JobAcc& j) { return shares_[static_cast<size_t>(j.share)]; }
+  // Every line's first step, in Apply() and in each entry above: the job's
+  // entry, with its open wait cause closed unless the line is RUNNABLE (a
+  // RUNNABLE line leaves the job waiting; a cause line replaces the cause
+  // itself).
+  JobAcc& Enter(int32_t slot, JobStatus status, SimTime time) {
+    JobAcc& j = Entry(slot);
+    if (status != JobStatus::kRunnable) CloseCause(j, time);
+    return j;
+  }
 
-  // The steps of a line by its status, each rule once. A line other than
-  // RUNNABLE first closes the job's open wait cause (CloseCause).
+  // The steps of a line by its status, each rule once, after Enter().
   void SubmittedStep(JobAcc& j, SimTime time) {
     ++ShareOf(j).s.submitted;
     SetWaiting(j, true, time);
