@@ -530,7 +530,7 @@ QsbEventWriter::QsbEventWriter(size_t bytes, uint32_t version) : w_(std::make_un
 
 QsbEventWriter::~QsbEventWriter() = default;
 
-std::string QsbEventWriter::Take() { return std::move(w_->out); }
+std::string QsbEventWriter::Take() { return w_->out.Take(); }
 
 void QsbEventWriter::Put(const ScenarioEvent& ev) {
   facts_.NoteEvent(ev);
