@@ -17,6 +17,7 @@
 #define QS_ENGINE_GEN_QSB_CODEC_H_
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <bit>
 #include <charconv>
@@ -262,8 +263,22 @@ class Writer {
 
  private:
   // Code k >= 2 of an entry, or 1 and the literal (which becomes one).
+  // A string's code is first looked for in a small cache keyed by where
+  // the string lies (a writer is usually handed the same few stored strings
+  // again and again: gen's share names and instance types), checked against
+  // a copy of the bytes, so that a string at a reused address is never
+  // taken for another. A miss asks the dictionary (a hash of the bytes and a
+  // probe: about 100 instructions, twice per generated submission).
   void Entry(SymField f, std::string_view s) {
+    Recent& r = recent_[f][(reinterpret_cast<uintptr_t>(s.data()) * 0x9E3779B97F4A7C15ULL) >> (64 - kRecentBits)];
+    if (r.data == s.data() && r.key.size() == s.size() && std::memcmp(r.key.data(), s.data(), s.size()) == 0) {
+      U(r.code);
+      return;
+    }
     const auto [it, added] = dict[f].try_emplace(absl::string_view(s.data(), s.size()), dict[f].size() + 2);
+    r.data = s.data();
+    r.key.assign(s);
+    r.code = it->second;
     if (added) {
       U(1);
       S(s);
@@ -271,6 +286,14 @@ class Writer {
       U(it->second);
     }
   }
+  static constexpr int kRecentBits = 5;
+  static constexpr size_t kRecent = size_t{1} << kRecentBits;
+  struct Recent {
+    const char* data = nullptr;  // where the string lay; nullptr: unused
+    std::string key;             // its bytes then
+    uint64_t code = 0;
+  };
+  std::array<Recent, kRecent> recent_[kNumSymFields];
 };
 
 class Reader {
