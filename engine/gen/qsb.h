@@ -147,6 +147,10 @@ struct QsbBlockFacts {
   void NoteEvent(const ScenarioEvent& ev);
   // The next event, a submission (QsbEventWriter::PutSubmit).
   void NoteSubmit(SimTime time, std::optional<std::string_view> job_name, std::optional<std::string_view> unit);
+  // The same, with the job name already parsed: `named` whether it has
+  // one, `number` its GeneratedJobNumber.
+  void NoteSubmitParsed(SimTime time, bool named_job, std::optional<int64_t> number,
+                        std::optional<std::string_view> unit);
 
  private:
   void NoteTime(SimTime time);

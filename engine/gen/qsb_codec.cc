@@ -71,8 +71,12 @@ class PutIo {
   }
   template <typename S>
   void Name(const std::optional<S>& s) {
-    if (w_.version >= 10) w_.Name(s);
-    else w_.OS(s);
+    if (w_.version >= 10) {
+      w_.Name(s);
+    } else {
+      w_.OS(s);
+      w_.name_number = s ? GeneratedJobNumber(*s) : std::nullopt;
+    }
   }
 
  private:
@@ -513,13 +517,17 @@ void QsbBlockFacts::NoteEvent(const ScenarioEvent& ev) {
 
 void QsbBlockFacts::NoteSubmit(SimTime time, std::optional<std::string_view> job_name,
                                std::optional<std::string_view> unit) {
+  NoteSubmitParsed(time, job_name.has_value(), job_name ? GeneratedJobNumber(*job_name) : std::nullopt, unit);
+}
+
+void QsbBlockFacts::NoteSubmitParsed(SimTime time, bool named_job, std::optional<int64_t> number,
+                                     std::optional<std::string_view> unit) {
   NoteTime(time);
   ++submits;
   if (unit && std::find(units.begin(), units.end(), *unit) == units.end()) units.emplace_back(*unit);
-  if (!job_name) return;
-  const std::optional<int64_t> k = GeneratedJobNumber(*job_name);
-  if (!k || (named > 0 && *k != first_job + static_cast<int64_t>(named))) generated_names = false;
-  if (named == 0) first_job = k.value_or(-1);
+  if (!named_job) return;
+  if (!number || (named > 0 && *number != first_job + static_cast<int64_t>(named))) generated_names = false;
+  if (named == 0) first_job = number.value_or(-1);
   ++named;
 }
 
@@ -538,12 +546,13 @@ void QsbEventWriter::Put(const ScenarioEvent& ev) {
 }
 
 void QsbEventWriter::PutSubmit(const QsbSubmitView& v) {
-  facts_.NoteSubmit(v.time, v.job_name, SubmitUnit(v));
   // PutEvent() of events[index] holding the submission.
   PutEventHead(*w_, v.time, true, v.index);
   w_->U(qsb_internal::kRequestIndex<SubmitServiceJobRequest>);
   qsb_internal::PutIo io(*w_);
   qsb_internal::SubmitFields(io, v);
+  // The name as the writer parsed it (not parsed twice).
+  facts_.NoteSubmitParsed(v.time, v.job_name.has_value(), w_->name_number, SubmitUnit(v));
 }
 
 }  // namespace qs::gen

@@ -208,12 +208,18 @@ class Writer {
       Entry(f, *s);
     }
   }
+  // The GeneratedJobNumber of the last job name written (by Name(), or
+  // PutIo's Name in any version); nullopt when absent or not generated.
+  // QsbEventWriter::PutSubmit notes it in the block's facts.
+  std::optional<int64_t> name_number;
   void Name(const std::optional<std::string_view>& name) {
+    name_number.reset();
     if (!name) {
       U(0);
       return;
     }
     const std::optional<int64_t> n = GeneratedJobNumber(*name);
+    name_number = n;
     if (!n) {
       U(1);
       S(*name);
