@@ -24,7 +24,7 @@ Engine::Engine(const Scenario& scenario, LogSink& sink, const RunOptions& option
     : Engine(scenario, IndexScenario(scenario), sink, options, ScenarioSource(scenario)) {}
 
 Engine::Engine(const EventStream& stream, ScenarioIndex index, LogSink& sink, const RunOptions& options)
-    : Engine(stream.head(), std::move(index), sink, options, ScenarioSource(stream, index.units)) {}
+    : Engine(stream.head(), std::move(index), sink, options, ScenarioSource(stream, index)) {}
 
 Engine::Engine(const Scenario& config, ScenarioIndex&& index, LogSink& sink, const RunOptions& options,
                ScenarioSource source)
@@ -37,6 +37,7 @@ Engine::Engine(const Scenario& config, ScenarioIndex&& index, LogSink& sink, con
       checker_(options.full_invariant_check) {
   if (options.summary != nullptr) summary_ = std::make_unique<SummaryAccumulators>(options.wait_causes, options.huge_pages);
   settling_.unit_heads.assign(st_.unit_names.size(), 0);
+  share_by_name_.assign(source_.share_names().size(), kNone);
   checker_.Resize(0, st_.NumUnits());
   SetTimeLimitActions(sc_.job_queue.time_limit_actions);
 }

@@ -328,6 +328,14 @@ class Engine {
   LogSink& sink_;
   const RunOptions opt_;
   ScenarioSource source_;
+  // By source_.share_names() position: the share of that name while it
+  // exists, else kNone (ApplySubmit's lookup of a checked submission's
+  // share; CreateShare and DeleteShare keep it beside FastState::share_ids).
+  // share_names_complete_: every share created had its name there (always,
+  // since the names come from the same requests; if not, ApplySubmit looks
+  // the name up in share_ids).
+  std::vector<int32_t> share_by_name_;
+  bool share_names_complete_ = true;
   FastState st_;
   EventQueue events_;
   VisitOrder order_;

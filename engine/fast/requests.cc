@@ -117,18 +117,22 @@ void Engine::ApplyScenarioEvent(const ScenarioEvent& ev) {
 void Engine::ApplySubmit(const ScenarioEvent& ev, const SubmitServiceJobRequest& r, int64_t ordinal) {
   ShareFacts facts;
   facts.queue_enabled = queue_enabled_;
-  int32_t s = kNone;
-  if (r.quota_share_name) {
-    auto it = st_.share_ids.find(*r.quota_share_name);
-    if (it != st_.share_ids.end()) {
-      s = it->second;
-      facts.exists = true;
-      facts.enabled = st_.shares[s].state == Toggle::kEnabled;
-    }
-  }
   // Run() applies the event just after source_.Advance(): PassedChecked() says
-  // whether its request-only checks ran and passed on the decoding thread.
+  // whether its request-only checks ran and passed on the decoding thread,
+  // which also looked up its share name's id.
   const bool checked = source_.PassedChecked();
+  int32_t s = kNone;
+  if (checked && share_names_complete_) {
+    const int32_t k = source_.CheckedShareName();
+    s = k >= 0 ? share_by_name_[static_cast<size_t>(k)] : kNone;
+  } else if (r.quota_share_name) {
+    auto it = st_.share_ids.find(*r.quota_share_name);
+    if (it != st_.share_ids.end()) s = it->second;
+  }
+  if (s != kNone) {
+    facts.exists = true;
+    facts.enabled = st_.shares[s].state == Toggle::kEnabled;
+  }
   if (absl::Status status = checked ? ValidateSubmitState(r, sc_.job_queue.name, facts)
                                     : ValidateSubmit(r, sc_.job_queue.name, facts);
       !status.ok()) {
@@ -185,6 +189,11 @@ void Engine::CreateShare(const CreateQuotaShareRequest& r) {
   sh.state = r.state.value_or(Toggle::kEnabled);
   st_.SumLimits();
   st_.share_ids[sh.name] = s;
+  if (const int32_t k = source_.ShareNameId(sh.name); k >= 0) {
+    share_by_name_[static_cast<size_t>(k)] = s;
+  } else {
+    share_names_complete_ = false;
+  }
   // Name ranks for the share order's last tie-break (shares are few).
   std::vector<int32_t> by_name(st_.shares.size());
   std::iota(by_name.begin(), by_name.end(), 0);
@@ -236,6 +245,7 @@ void Engine::DeleteShare(int32_t s) {
   std::fill(sh.limit.begin(), sh.limit.end(), 0);
   st_.NoteRoomAll(s);
   st_.share_ids.erase(sh.name);
+  if (const int32_t k = source_.ShareNameId(sh.name); k >= 0) share_by_name_[static_cast<size_t>(k)] = kNone;
   order_.MarkAll();
   StrategyMasks();
   st_.SumLimits();

@@ -18,9 +18,11 @@ namespace qs::engine_internal {
 // its blocks when threads are free).
 class ScenarioSource::BlockReader {
  public:
-  BlockReader(const EventStream& stream, const std::vector<std::string>& units, size_t batch_blocks)
+  BlockReader(const EventStream& stream, const std::vector<std::string>& units,
+              const std::vector<std::string>& share_names, size_t batch_blocks)
       : stream_(stream), queue_name_(stream.head().job_queue.name), batch_(std::max<size_t>(1, batch_blocks)) {
     for (size_t i = 0; i < units.size(); ++i) unit_ids_[units[i]] = static_cast<int32_t>(i);
+    for (size_t i = 0; i < share_names.size(); ++i) share_name_ids_[share_names[i]] = static_cast<int32_t>(i);
     cur_.resize(batch_);
     next_.resize(batch_);
     cur_checked_.resize(batch_);
@@ -33,10 +35,10 @@ class ScenarioSource::BlockReader {
   // The next block's events and their checked_ entries (nullptr when the
   // block was read on the caller's thread); false at the end or on an
   // error (status()).
-  bool Next(const ScenarioEvent*& begin, const ScenarioEvent*& end, const int32_t*& checked) {
+  bool Next(const ScenarioEvent*& begin, const ScenarioEvent*& end, const Checked*& checked) {
     while (true) {
       if (pos_ < cur_count_) {
-        const std::vector<int32_t>& flags = cur_checked_[pos_];
+        const std::vector<Checked>& flags = cur_checked_[pos_];
         const std::vector<ScenarioEvent>& evs = cur_[pos_++];
         begin = evs.data();
         end = evs.data() + evs.size();
@@ -101,27 +103,33 @@ class ScenarioSource::BlockReader {
       }, tbb::simple_partitioner());
     });
   }
-  // Each event's checked_ entry: kNotPassed, or the unit of a submission
-  // whose request-only checks pass.
-  void Check(const std::vector<ScenarioEvent>& events, std::vector<int32_t>& checked) const {
+  // Each event's checked_ entry: kNotPassed, or the unit and share name of
+  // a submission whose request-only checks pass.
+  void Check(const std::vector<ScenarioEvent>& events, std::vector<Checked>& checked) const {
     checked.resize(events.size());
     for (size_t k = 0; k < events.size(); ++k) {
       const auto* r = std::get_if<SubmitServiceJobRequest>(&events[k].request);
       if (r == nullptr || !SubmitRequestChecksPass(*r, queue_name_)) {
-        checked[k] = kNotPassed;
+        checked[k] = Checked{kNotPassed, -1};
         continue;
       }
       auto it = unit_ids_.find(r->instance_type);
-      checked[k] = it == unit_ids_.end() ? -1 : it->second;
+      checked[k].unit = it == unit_ids_.end() ? -1 : it->second;
+      checked[k].share_name = -1;
+      if (r->quota_share_name) {
+        auto sit = share_name_ids_.find(*r->quota_share_name);
+        if (sit != share_name_ids_.end()) checked[k].share_name = sit->second;
+      }
     }
   }
 
   const EventStream& stream_;
   const std::string queue_name_;  // the stream's head's, for SubmitRequestChecksPass
-  absl::flat_hash_map<std::string, int32_t> unit_ids_;  // CheckedUnit()'s
+  absl::flat_hash_map<std::string, int32_t> unit_ids_;        // CheckedUnit()'s
+  absl::flat_hash_map<std::string, int32_t> share_name_ids_;  // CheckedShareName()'s
   const size_t batch_;
   std::vector<std::vector<ScenarioEvent>> cur_, next_;
-  std::vector<std::vector<int32_t>> cur_checked_, next_checked_;  // by block, beside cur_ and next_
+  std::vector<std::vector<Checked>> cur_checked_, next_checked_;  // by block, beside cur_ and next_
   std::vector<absl::Status> next_status_;
   size_t cur_count_ = 0, pos_ = 0;
   size_t next_first_ = 0, next_count_ = 0;
@@ -136,8 +144,21 @@ ScenarioSource::ScenarioSource(const Scenario& scenario)
 // thread decodes, and far faster than the engine consumes; each batch in
 // memory costs a block of request objects (gen writes 4,096 events a block,
 // about 460 bytes each).
-ScenarioSource::ScenarioSource(const EventStream& stream, const std::vector<std::string>& units)
-    : blocks_(std::make_unique<BlockReader>(stream, units, 1)), stream_facts_(stream.facts()) {}
+ScenarioSource::ScenarioSource(const EventStream& stream, const ScenarioIndex& index)
+    : stream_facts_(stream.facts()) {
+  for (const ScenarioEvent& ev : index.share_requests) {
+    const auto* r = std::get_if<CreateQuotaShareRequest>(&ev.request);
+    if (r != nullptr && r->quota_share_name) share_names_.push_back(*r->quota_share_name);
+  }
+  std::sort(share_names_.begin(), share_names_.end());
+  share_names_.erase(std::unique(share_names_.begin(), share_names_.end()), share_names_.end());
+  blocks_ = std::make_unique<BlockReader>(stream, index.units, share_names_, 1);
+}
+
+int32_t ScenarioSource::ShareNameId(std::string_view name) const {
+  auto it = std::lower_bound(share_names_.begin(), share_names_.end(), name);
+  return it != share_names_.end() && *it == name ? static_cast<int32_t>(it - share_names_.begin()) : -1;
+}
 
 ScenarioSource::ScenarioSource(ScenarioSource&&) noexcept = default;
 ScenarioSource& ScenarioSource::operator=(ScenarioSource&&) noexcept = default;

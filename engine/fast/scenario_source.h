@@ -11,13 +11,16 @@
 // (SubmitRequestChecksPass, engine/model/validation.h), work taken off the
 // engine's thread: PassedChecked() says whether they passed for the event
 // just passed, and for one that did, CheckedUnit() is the id of its
-// instance type (FastState::UnitOf's, from the same sorted names). A
-// scenario held whole, and a stream read on the caller's thread, have no
-// such flags (PassedChecked() is false), and the engine runs the full
-// ValidateSubmit and UnitOf, which give the same answers.
+// instance type (FastState::UnitOf's, from the same sorted names) and
+// CheckedShareName() the id of its quotaShareName among the names the
+// scenario's CreateQuotaShare requests give (share_names()), which the
+// engine maps to the share of that name while it exists. A scenario held
+// whole, and a stream read on the caller's thread, have no such flags
+// (PassedChecked() is false), and the engine runs the full ValidateSubmit,
+// UnitOf and share name lookup, which give the same answers.
 //
 // Usage:
-//   ScenarioSource src(scenario);              // or ScenarioSource(stream, index.units)
+//   ScenarioSource src(scenario);              // or ScenarioSource(stream, index)
 //   while (const ScenarioEvent* ev = src.Peek()) { ...; src.Advance(); }
 //   if (!src.status().ok()) ...                // a block that failed to read
 //
@@ -31,20 +34,23 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "engine/model/event_stream.h"
 #include "engine/model/scenario.h"
+#include "engine/model/scenario_index.h"
 
 namespace qs::engine_internal {
 
 class ScenarioSource {
  public:
   explicit ScenarioSource(const Scenario& scenario);
-  // `units`: the instance types the stream names, sorted and distinct
-  // (ScenarioIndex::units), whose positions are CheckedUnit()'s ids.
-  ScenarioSource(const EventStream& stream, const std::vector<std::string>& units);
+  // `index`: the stream's (IndexEventStream). Its units (sorted and
+  // distinct) are CheckedUnit()'s ids; the names its share requests create,
+  // sorted and distinct, are share_names(), CheckedShareName()'s ids.
+  ScenarioSource(const EventStream& stream, const ScenarioIndex& index);
   ScenarioSource(ScenarioSource&&) noexcept;
   ScenarioSource& operator=(ScenarioSource&&) noexcept;
   ~ScenarioSource();
@@ -67,12 +73,25 @@ class ScenarioSource {
   // After Advance(): true if the event passed is a submission whose
   // request-only checks ran on the decoding task and passed (its full
   // validation is then ValidateSubmitState); false if they failed or did not run.
-  bool PassedChecked() const { return checked_ != nullptr && checked_[-1] != kNotPassed; }
+  bool PassedChecked() const { return checked_ != nullptr && checked_[-1].unit != kNotPassed; }
   // After PassedChecked() was true: the submission's instance type's
   // position in `units`, or -1 if it is not there.
-  int32_t CheckedUnit() const { return checked_[-1]; }
-  // A checked_ entry: the event is not a submission whose checks passed.
+  int32_t CheckedUnit() const { return checked_[-1].unit; }
+  // After PassedChecked() was true: the position of the submission's
+  // quotaShareName in share_names(), or -1 if it has none or no share
+  // request creates that name.
+  int32_t CheckedShareName() const { return checked_[-1].share_name; }
+  // The names the stream's CreateQuotaShare requests give, sorted and
+  // distinct (empty for a scenario held whole).
+  const std::vector<std::string>& share_names() const { return share_names_; }
+  // A name's position in share_names(), or -1.
+  int32_t ShareNameId(std::string_view name) const;
+  // A checked_ entry's unit: the event is not a submission whose checks passed.
   static constexpr int32_t kNotPassed = INT32_MIN;
+  struct Checked {
+    int32_t unit;        // kNotPassed, or CheckedUnit()
+    int32_t share_name;  // CheckedShareName()
+  };
   // OK, or the error that stopped a streamed run early (a block that no
   // longer reads as it did when indexed).
   const absl::Status& status() const { return status_; }
@@ -94,7 +113,8 @@ class ScenarioSource {
 
   const ScenarioEvent* next_ = nullptr;
   const ScenarioEvent* end_ = nullptr;
-  const int32_t* checked_ = nullptr;  // beside next_: kNotPassed or CheckedUnit(), or nullptr
+  const Checked* checked_ = nullptr;  // beside next_, or nullptr
+  std::vector<std::string> share_names_;
   std::unique_ptr<BlockReader> blocks_;
   const StreamFacts* stream_facts_ = nullptr;
   absl::Status status_;

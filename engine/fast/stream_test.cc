@@ -19,6 +19,7 @@
 #include "engine/io/scenario_json.h"
 #include "engine/testing/capture.h"
 #include "engine/testing/random_scenario.h"
+#include "engine/testing/scenario_builder.h"
 #include "gtest/gtest.h"
 #include "oneapi/tbb/task_arena.h"
 
@@ -96,6 +97,60 @@ TEST(StreamTest, StreamedRunEqualsTheRunOfTheWholeScenario) {
     ExpectStreamedEqualsWhole(testing::RandomScenario(seed), absl::StrCat("random scenario ", seed));
   }
   ExpectStreamedEqualsWhole(Scenario{}, "empty scenario");
+}
+
+// A streamed run's checked submissions find their share by the id the
+// decoding task gave their share name (among the names the scenario's
+// CreateQuotaShare requests give), which the engine maps to the share while
+// it exists; the whole scenario's run looks the name up. Both agree for a
+// share created during the run (a submission before it and after it), a
+// share deleted (and a later submission to it, and a rejected attempt to
+// create it again), a name no request creates, and no name at all.
+TEST(StreamTest, CheckedShareNamesFollowCreationAndDeletion) {
+  using testing::JobBuilder;
+  using testing::ScenarioBuilder;
+  using testing::ShareBuilder;
+  using testing::ShareUpdateBuilder;
+  const std::string kG = "ml.g5.xlarge";
+  DeleteQuotaShareRequest delete_a;
+  delete_a.quota_share_arn = "A";
+  SubmitServiceJobRequest nameless = JobBuilder("n1", "A").Run(10).Build();
+  nameless.quota_share_name.reset();
+  const Scenario sc = ScenarioBuilder()
+                          .Environment({{kG, 4}})
+                          .Share(ShareBuilder("A").Limit(kG, 2).Lend())
+                          .Share(ShareBuilder("B").Limit(kG, 1).LendAndBorrow())
+                          .Submit(0, JobBuilder("a1", "A").Run(100))
+                          .Submit(0, JobBuilder("z1", "Z").Run(10))
+                          .Submit(5, JobBuilder("c1", "C").Run(10))
+                          .CreateShare(10, ShareBuilder("C").Limit(kG, 1).LendAndBorrow())
+                          .Submit(20, JobBuilder("c2", "C").Instances(kG, 2).Run(50))
+                          .Submit(20, JobBuilder("b1", "B").Instances(kG, 2).Run(50))
+                          .UpdateShare(30, ShareUpdateBuilder("A").Disabled())
+                          .Event(30, delete_a)
+                          .Submit(40, JobBuilder("a2", "A").Run(10))
+                          .CreateShare(45, ShareBuilder("A").Limit(kG, 1).Lend())
+                          .Submit(50, JobBuilder("a3", "A").Run(10))
+                          .Event(50, nameless)
+                          .Submit(60, JobBuilder("c3", "C").Run(10))
+                          .Build();
+  ExpectStreamedEqualsWhole(sc, "share names");
+  // The run is the one described: c2 and c3 run on C (created at 10); z1,
+  // c1 (before C), a2 and a3 (after A's deletion), the nameless job and the
+  // second CreateQuotaShare of A are rejected.
+  const testing::Captured whole = testing::CaptureFast(sc, /*full_check=*/true);
+  EXPECT_EQ(whole.stats.invariant_violations, 0);
+  for (const char* job : {"c2", "c3"}) {
+    EXPECT_NE(whole.log.find(absl::StrCat("\"jobName\": \"", job, "\", \"quotaShareName\": \"C\", \"status\": \"SCHEDULED\"")),
+              std::string::npos)
+        << job << "\n" << whole.log;
+  }
+  size_t rejected = 0;
+  for (size_t at = whole.log.find("\"rejected\": true"); at != std::string::npos;
+       at = whole.log.find("\"rejected\": true", at + 1)) {
+    ++rejected;
+  }
+  EXPECT_EQ(rejected, 6u) << whole.log;
 }
 
 TEST(StreamTest, AFileStreamReadsWhatWasWritten) {
