@@ -25,17 +25,13 @@
 // off the stress profile's 1e6-job run and off a 20,000-job pool; on the
 // steady profile the change was within the noise (commit 821c6690).
 //
-// kFlatMax was 256, then 512: the steady profile's lists of the borrowers
-// of a type hold 256-512 keys, and the Philly replay's one pool up to 2,490.
-// Counted by cachegrind: steady 2e5 -1.2% of the run's instructions,
-// Philly on 2,490 instances -1.2% (1024 took another 1.2% off Philly only),
-// stress unchanged. A flat insert appends when the job is the newest of
-// the lowest priority; else it moves the keys after its place. Timed apart
-// (erase + insert, random keys, 2e6 times): where every insert appends, a
-// flat list of 300-1,000 keys took 100-125 ns against 260-270 ns for the
-// tree; with 50 priorities, 300 keys took 298 ns against 336 ns, and 700
-// keys 445 ns against 345 ns: beyond about 512 keys the moves cost more
-// than the tree.
+// kFlatMax was 256, then 512 (commit 703da30b, whose message and the
+// next commit's have the measurements): the steady profile's lists of the
+// borrowers of a type hold 256-512 keys, and the Philly replay's one pool
+// up to 2,490. A flat insert appends when the job is the newest of the
+// lowest priority; else it moves the keys after its place, which with
+// many priorities costs more than the tree's insert somewhere beyond 512
+// keys, while an appending list gains from being flat at any size.
 //
 // The order is a strict total one (VictimKey's name_rank is unique), so
 // both forms give the same order.
