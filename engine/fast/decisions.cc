@@ -10,8 +10,9 @@ namespace qs::engine_internal {
 int64_t GatherLenders(const FastState& st, int32_t s, int32_t u, std::vector<LenderIdle>& lenders) {
   lenders.clear();
   int64_t total = 0;
-  // Shares without headroom on u lend nothing: only with_room[u]'s are asked.
-  for (uint64_t m = st.with_room[u] & ~(uint64_t{1} << s); m != 0; m &= m - 1) {
+  // Shares without headroom on u, or whose strategy keeps it, lend nothing:
+  // only the lending shares of with_room[u] are asked.
+  for (uint64_t m = st.with_room[u] & st.lending_mask & ~(uint64_t{1} << s); m != 0; m &= m - 1) {
     const int32_t t = std::countr_zero(m);
     const int64_t idle = st.Idle(t, u, 0);
     if (idle > 0) {
@@ -219,9 +220,10 @@ bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int3
     const int64_t a = std::max<int64_t>(0, std::min<int64_t>(j.n, h2));
     const int64_t b = j.n - a;
     if (cap != kUnlimited && borrowed - x.borrowed + b > cap) return false;
-    // A share with no headroom and nothing coming back lends nothing.
+    // A share with no headroom and nothing coming back, or whose strategy
+    // keeps its capacity, lends nothing.
     int64_t idle = 0;
-    for (uint64_t m = (st.with_room[u] | x.lenders) & ~(uint64_t{1} << s); m != 0; m &= m - 1) {
+    for (uint64_t m = (st.with_room[u] | x.lenders) & st.lending_mask & ~(uint64_t{1} << s); m != 0; m &= m - 1) {
       const int32_t t = std::countr_zero(m);
       idle += st.Idle(t, u, x.from[static_cast<size_t>(t)]);
     }

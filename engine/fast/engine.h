@@ -173,7 +173,7 @@ class Engine {
   void SetTimeLimitActions(std::vector<JobStateTimeLimitAction> actions);
   // The index of the current jobStateTimeLimitActions entry for `reason`, or -1.
   int32_t TimeLimitActionFor(std::string_view reason) const;
-  void StrategyMasks();  // Settling::borrowers_mask, in_share_mask
+  void StrategyMasks();  // Settling::borrowers_mask, in_share_mask; FastState::lending_mask
 
   // --- pass.cc: the pass
   void RunPass();

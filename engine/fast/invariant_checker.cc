@@ -162,6 +162,9 @@ void InvariantChecker::Recount(const FastState& st, std::vector<std::string>& ou
         out.push_back(absl::StrCat("share ", sh.name, "'s headroom bit on ", Sv(st.unit_names[u]), " is stale"));
       }
     }
+    if (FastState::StrategyLends(sh) != (((st.lending_mask >> s) & 1) != 0)) {
+      out.push_back(absl::StrCat("share ", sh.name, "'s lending bit is stale"));
+    }
     if (static_cast<int64_t>(sh.queue.size()) != r.queued[s]) {
       out.push_back(absl::StrCat("invariant 4: share ", sh.name, " queue holds ", sh.queue.size(), " jobs but ",
                                  r.queued[s], " are RUNNABLE"));

@@ -260,8 +260,9 @@ void Engine::UpdateQueue(const UpdateJobQueueRequest& r) {
 }
 
 void Engine::StrategyMasks() {
-  settling_.borrowers_mask = settling_.in_share_mask = 0;
+  settling_.borrowers_mask = settling_.in_share_mask = st_.lending_mask = 0;
   for (int32_t s = 0; s < st_.NumShares(); ++s) {
+    if (FastState::StrategyLends(st_.shares[s])) st_.lending_mask |= uint64_t{1} << s;
     if (st_.shares[s].strategy == Strategy::kLendAndBorrow) settling_.borrowers_mask |= uint64_t{1} << s;
     if (st_.shares[s].in_share == Toggle::kEnabled) settling_.in_share_mask |= uint64_t{1} << s;
   }

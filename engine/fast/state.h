@@ -225,6 +225,10 @@ struct FastState {
   // or lent count is followed by NoteRoom; InvariantChecker::Recount checks
   // the bits.
   std::vector<uint64_t> with_room;
+  // Bit t set iff share t's strategy lets it lend (StrategyLends), kept by
+  // Engine::StrategyMasks at every strategy change. Lender walks AND it with
+  // with_room: in a busy cluster most shares with room are RESERVE ones.
+  uint64_t lending_mask = 0;
 
   // Victim candidates beside Share::dispatched[u]: lender_sets[t][u] holds
   // the dispatched, not draining jobs holding u borrowed from t;
@@ -279,6 +283,9 @@ struct FastState {
     const Job& j = jobs[id];
     return se[j.unit] - total_use[j.unit] - (QsMutant(3) ? 0 : total_hold[j.unit] - j.hold);
   }
+  // Whether the share's strategy lets it lend its idle capacity (RESERVE
+  // keeps it).
+  static bool StrategyLends(const Share& sh) { return sh.strategy != Strategy::kReserve || QsMutant(2); }
   // B of a share on u: 0 unless LEND_AND_BORROW, kUnlimited without a limit.
   int64_t BorrowCap(const Share& sh, int32_t u) const {
     if (sh.strategy != Strategy::kLendAndBorrow) return 0;
@@ -309,7 +316,7 @@ struct FastState {
     const int64_t room = Headroom(t, u) + extra;
     if (room <= 0) return 0;
     const Share& sh = shares[t];
-    if (sh.strategy == Strategy::kReserve && !QsMutant(2)) return 0;
+    if (!StrategyLends(sh)) return 0;
     if (Withholds(t, sh.head, u)) return 0;
     return room;
   }
