@@ -191,8 +191,10 @@ bool Engine::Phase2() {
     return static_cast<uint64_t>(static_cast<uint32_t>(st_.shares[s].head_seq)) << 8 | static_cast<uint64_t>(s);
   };
   auto push = [&](int32_t s) { heads.push_back(key_of(s)); };
-  for (int32_t s : order_.order()) {
-    if ((((settling_.with_head & settling_.borrowers_mask) >> s) & 1) == 0) continue;  // not eligible
+  // The keys are unique, so the order of the gather does not matter: the
+  // shares that can borrow and have a head are taken by their bits.
+  for (uint64_t m = settling_.with_head & settling_.borrowers_mask; m != 0; m &= m - 1) {
+    const int32_t s = std::countr_zero(m);
     // A settled share's eligibility is what it was when it settled (it was
     // judged in that round, on what it still reads).
     const uint64_t bit = uint64_t{1} << s;

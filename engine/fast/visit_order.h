@@ -69,9 +69,6 @@ class VisitOrder {
   void ForEach(const Active& active, const Visit& visit) const;
   // A round that did not run still advances ROUND_ROBIN's rotation.
   void SkipRound() { ++round_; }
-  // The whole order of the last round that sorted (ForEach's when it did
-  // not pick by key); any order of the shares between rounds.
-  const std::vector<int32_t>& order() const { return order_; }
 
   // At most this many likely shares: ForEach picks by key (O(active) per
   // visit) instead of a sort of all shares.
