@@ -287,10 +287,6 @@ TEST(InvariantCheckerTest, JobsPerStateAreRecountedFromTheRecords) {
   EXPECT_EQ(recount(), Found{});
 }
 
-// VisitOrder::ForEach picking the next share by key (the few-shares path
-// most rounds take) visits exactly what walking the sorted order does, on
-// random keys (ratio ties, infinite ratios, shares without a head) and with
-// visits that make other shares active or inactive as they go.
 // The radix heap takes the events of its least time in (time, seq) order,
 // as std::priority_queue pops them, through random pushes (never before the
 // time last taken, as in the engine) and takes, with many equal times, times
@@ -533,6 +529,14 @@ TEST(VictimListTest, AShareRunningHundredsOfJobsPreemptsAsTheReference) {
   EXPECT_NE(fast.log.find("PREEMPTION_IN_PROGRESS"), std::string::npos);
 }
 
+// VisitOrder::ForEach picking the next share by key (the few-shares path
+// most rounds take) visits exactly what walking the sorted order does, on
+// random keys (ratio ties, infinite ratios, shares without a head) and with
+// visits that make other shares active or inactive as they go.
+// Both are also checked against UNDER_LIMIT_FIRST written out here on its
+// own (docs/semantics.md "Share order": the ratio with an explicit infinity,
+// then the older head, shares with a head first, then the name), with every
+// share active throughout.
 TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {
   std::mt19937_64 rng(20261206);
   int picked_rounds = 0;
@@ -584,6 +588,42 @@ TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {
     const std::vector<int32_t> picked = run(0);    // none likely: picked by key
     ASSERT_EQ(picked, walked) << "trial " << trial << ", " << ns << " shares";
     picked_rounds += walked.size() > 1 ? 1 : 0;
+
+    // The order itself, from the shares' counters.
+    struct Want {
+      bool infinite;
+      int64_t num, den;
+      int64_t head;  // the head's seq; shares without one after all others
+      int32_t name_rank, share;
+    };
+    std::vector<Want> want;
+    for (int s = 0; s < ns; ++s) {
+      const engine_internal::Share& sh = st.shares[static_cast<size_t>(s)];
+      const int64_t use = sh.own[0] + sh.borrowed[0];
+      Want w{false, 0, 1, sh.head == engine_internal::kNone ? int64_t{1} << 40 : sh.head_seq, sh.name_rank, s};
+      if (sh.limit[0] == 0) {
+        w.infinite = use > 0;
+      } else {
+        w.num = use;
+        w.den = sh.limit[0];
+      }
+      want.push_back(w);
+    }
+    std::sort(want.begin(), want.end(), [](const Want& a, const Want& b) {
+      if (a.infinite != b.infinite) return b.infinite;
+      if (!a.infinite && a.num * b.den != b.num * a.den) return a.num * b.den < b.num * a.den;
+      if (a.head != b.head) return a.head < b.head;
+      return a.name_rank < b.name_rank;
+    });
+    std::vector<int32_t> expected;
+    for (const Want& w : want) expected.push_back(w.share);
+    for (uint64_t likely : {~uint64_t{0}, uint64_t{0}}) {
+      engine_internal::VisitOrder order;
+      order.StartRound(st, likely);
+      std::vector<int32_t> visits;
+      order.ForEach([&] { return all; }, [&](int32_t s) { visits.push_back(s); });
+      ASSERT_EQ(visits, expected) << "trial " << trial << ", " << ns << " shares, likely " << likely;
+    }
   }
   EXPECT_GT(picked_rounds, 1000);
 }

@@ -23,11 +23,8 @@ UseRatio ShareUseRatio(const FastState& st, int32_t s) {
 bool VisitOrder::Less(int32_t a, int32_t b) const {
   const Key& x = keys_[a];
   const Key& y = keys_[b];
-  if (x.den == 0 || y.den == 0) {
-    if ((x.den == 0) != (y.den == 0)) return x.den != 0;
-  } else if (const int64_t l = x.num * y.den, r = y.num * x.den; l != r) {
-    return l < r;
-  }
+  // UseRatioLess's comparison, infinite included (see there).
+  if (const int64_t l = x.num * y.den, r = y.num * x.den; l != r) return l < r;
   // Equal ratios: the older head first, then the share name.
   if (x.head != y.head && !QsMutant(16)) return x.head < y.head;
   return x.name_rank < y.name_rank;

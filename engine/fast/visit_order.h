@@ -31,17 +31,18 @@
 namespace qs::engine_internal {
 
 // r(s) = max_u (own + borrowed) / limit of share s as an exact fraction;
-// den 0 is infinite (use on a type whose limit is 0). UNDER_LIMIT_FIRST
-// sorts by it, and the snapshot reads it as the share's usage.
+// {1, 0} is infinite (use on a type whose limit is 0), the only ratio with
+// den 0. UNDER_LIMIT_FIRST sorts by it, and the snapshot reads it as the
+// share's usage.
 struct UseRatio {
   int64_t num = 0, den = 1;
 };
 UseRatio ShareUseRatio(const FastState& st, int32_t s);
-// Strictly less, exactly; infinite only equals infinite.
-inline bool UseRatioLess(const UseRatio& a, const UseRatio& b) {
-  if (a.den == 0 || b.den == 0) return a.den != 0 && b.den == 0;
-  return a.num * b.den < b.num * a.den;
-}
+// Strictly less, exactly, by cross-multiplication (counts and limits are
+// int32, so the products fit). Infinite needs no case of its own: against
+// a finite n/d (d > 0) it gives 1 * d > n * 0, so it is above every finite
+// ratio, and against itself 1 * 0 == 1 * 0.
+inline bool UseRatioLess(const UseRatio& a, const UseRatio& b) { return a.num * b.den < b.num * a.den; }
 
 class VisitOrder {
  public:
@@ -76,7 +77,7 @@ class VisitOrder {
 
  private:
   struct Key {
-    int64_t num, den;  // max_u use/limit; den 0 = infinite
+    int64_t num, den;  // max_u use/limit (UseRatio; {1, 0} infinite)
     int32_t head;      // Job::seq of the head, INT32_MAX if none
     int32_t name_rank;
   };
