@@ -572,7 +572,7 @@ TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {
     // A visit to s turns some shares on and some off, the same way in both walks.
     auto run = [&](uint64_t likely) {
       engine_internal::VisitOrder order;
-      order.StartRound(st, likely);
+      order.StartRound(st, likely, all);
       uint64_t active = start;
       std::vector<int32_t> visits;
       order.ForEach([&] { return active; },
@@ -619,7 +619,7 @@ TEST(VisitOrderTest, PickingByKeyVisitsAsTheSortedWalk) {
     for (const Want& w : want) expected.push_back(w.share);
     for (uint64_t likely : {~uint64_t{0}, uint64_t{0}}) {
       engine_internal::VisitOrder order;
-      order.StartRound(st, likely);
+      order.StartRound(st, likely, all);
       std::vector<int32_t> visits;
       order.ForEach([&] { return all; }, [&](int32_t s) { visits.push_back(s); });
       ASSERT_EQ(visits, expected) << "trial " << trial << ", " << ns << " shares, likely " << likely;

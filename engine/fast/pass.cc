@@ -38,7 +38,7 @@ void Engine::RunPass() {
     // at each share's turn.
     auto phase1 = [this] { return settling_.with_head & ~blocked_ & settling_.Unsettled(); };
     auto phase3 = [this] { return settling_.with_head & settling_.in_share_mask & ~blocked_ & settling_.Unsettled(); };
-    order_.StartRound(st_, phase1());
+    order_.StartRound(st_, phase1(), settling_.with_head);
     order_.ForEach(phase1, [&](int32_t s) { progress |= Phase1(s); });
     progress |= Phase2();
     order_.ForEach(phase3, [&](int32_t s) { progress |= Phase3(s); });

@@ -30,7 +30,7 @@ bool VisitOrder::Less(int32_t a, int32_t b) const {
   return x.name_rank < y.name_rank;
 }
 
-void VisitOrder::StartRound(const FastState& st, uint64_t likely) {
+void VisitOrder::StartRound(const FastState& st, uint64_t likely, uint64_t may_visit) {
   const int32_t ns = st.NumShares();
   const uint64_t round = round_++;
   pick_ = false;
@@ -54,7 +54,8 @@ void VisitOrder::StartRound(const FastState& st, uint64_t likely) {
   // integer only (no name compares, no B-tree lookups).
   keys_.resize(static_cast<size_t>(ns));
   ratios_.resize(static_cast<size_t>(ns));
-  for (uint64_t dirty = dirty_; dirty != 0; dirty &= dirty - 1) {
+  const uint64_t now = dirty_ & may_visit;
+  for (uint64_t dirty = now; dirty != 0; dirty &= dirty - 1) {
     const int32_t s = std::countr_zero(dirty);
     if (s >= ns) break;
     const Share& sh = st.shares[s];
@@ -69,8 +70,8 @@ void VisitOrder::StartRound(const FastState& st, uint64_t likely) {
     k.head = st.Head(s) == kNone ? std::numeric_limits<int32_t>::max() : sh.head_seq;  // shares with a head first
     k.name_rank = sh.name_rank;
   }
-  const bool changed = dirty_ != 0;
-  dirty_ = 0;
+  const bool changed = now != 0;
+  dirty_ &= ~now;
   if (std::popcount(likely) <= kSelectShares) {
     pick_ = true;
     unsorted_ |= changed;

@@ -24,6 +24,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "engine/fast/state.h"
@@ -57,10 +58,14 @@ class VisitOrder {
   void MarkAll() { dirty_ = ~uint64_t{0}; }
 
   // Starts a round (advancing the round number): recomputes the keys of the
-  // shares marked since. `likely` holds the shares the round will probably
-  // visit: with UNDER_LIMIT_FIRST and at most kSelectShares of them, the
-  // round picks them by key as it goes (ForEach) instead of sorting all.
-  void StartRound(const FastState& st, uint64_t likely);
+  // shares marked since that are in `may_visit`, the shares this round's
+  // visits can reach (those with a head: a pass queues no job). The keys of
+  // the others stay marked until a round may visit them; meanwhile they sort
+  // somewhere, which does not change the order among the shares visited.
+  // `likely` holds the shares the round will probably visit: with
+  // UNDER_LIMIT_FIRST and at most kSelectShares of them, the round picks
+  // them by key as it goes (ForEach) instead of sorting all.
+  void StartRound(const FastState& st, uint64_t likely, uint64_t may_visit);
   // Calls visit(s) for each share, in this round's order, whose bit is set
   // in active() at its turn. active() is read again after every visit: a
   // share a visit makes active is visited at its own turn if that is still
@@ -76,10 +81,12 @@ class VisitOrder {
   static constexpr int kSelectShares = 4;
 
  private:
+  // A key never computed is still a valid one (a share not yet visited
+  // sorts among the others by a consistent order).
   struct Key {
-    int64_t num, den;  // max_u use/limit (UseRatio; {1, 0} infinite)
-    int32_t head;      // Job::seq of the head, INT32_MAX if none
-    int32_t name_rank;
+    int64_t num = 0, den = 1;  // max_u use/limit (UseRatio; {1, 0} infinite)
+    int32_t head = std::numeric_limits<int32_t>::max();  // Job::seq of the head, INT32_MAX if none
+    int32_t name_rank = 0;
   };
   // UNDER_LIMIT_FIRST's order: a strict total order on the shares.
   bool Less(int32_t a, int32_t b) const;
