@@ -11,10 +11,12 @@
 //
 // UNDER_LIMIT_FIRST keeps each share's sort key between rounds and
 // recomputes only those of shares marked since (MarkUse: its use or limits
-// changed; MarkHead: its head changed), then insertion-sorts from the last
-// sorted order, which is linear for a nearly sorted order. The key is a
-// strict total order (name ranks are unique), so the result does not depend
-// on the order it starts from. Most rounds visit one or two shares (the
+// changed; MarkHead: its head changed) that the round may visit (those with
+// a head), then insertion-sorts from the last sorted order, which is linear
+// for a nearly sorted order. The keys of the shares visited are a strict
+// total order (name ranks are unique, and so are their heads), so their
+// order does not depend on the order the sort starts from, nor on where the
+// stale keys of the others fall. Most rounds visit one or two shares (the
 // others are settled or have no head): then ForEach picks the next one by
 // key among those it would visit, and nothing is sorted.
 //
