@@ -23,8 +23,7 @@ UseRatio ShareUseRatio(const FastState& st, int32_t s) {
 bool VisitOrder::Less(int32_t a, int32_t b) const {
   const Key& x = keys_[a];
   const Key& y = keys_[b];
-  // UseRatioLess's comparison, infinite included (see there).
-  if (const int64_t l = x.num * y.den, r = y.num * x.den; l != r) return l < r;
+  if (const int c = UseRatioCompare(x.ratio, y.ratio); c != 0) return c < 0;
   // Equal ratios: the older head first, then the share name.
   if (x.head != y.head && !QsMutant(16)) return x.head < y.head;
   return x.name_rank < y.name_rank;
@@ -53,20 +52,16 @@ void VisitOrder::StartRound(const FastState& st, uint64_t likely, uint64_t may_v
   // The sort keys are kept between rounds, so that the comparisons are
   // integer only (no name compares, no B-tree lookups).
   keys_.resize(static_cast<size_t>(ns));
-  ratios_.resize(static_cast<size_t>(ns));
   const uint64_t now = dirty_ & may_visit;
   for (uint64_t dirty = now; dirty != 0; dirty &= dirty - 1) {
     const int32_t s = std::countr_zero(dirty);
     if (s >= ns) break;
     const Share& sh = st.shares[s];
-    UseRatio& ratio = ratios_[s];
+    Key& k = keys_[s];
     if ((ratio_stale_ >> s) & 1) {
       ratio_stale_ &= ~(uint64_t{1} << s);
-      ratio = ShareUseRatio(st, s);
+      k.ratio = ShareUseRatio(st, s);
     }
-    Key& k = keys_[s];
-    k.num = ratio.num;
-    k.den = ratio.den;
     k.head = st.Head(s) == kNone ? std::numeric_limits<int32_t>::max() : sh.head_seq;  // shares with a head first
     k.name_rank = sh.name_rank;
   }

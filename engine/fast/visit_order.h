@@ -41,11 +41,16 @@ struct UseRatio {
   int64_t num = 0, den = 1;
 };
 UseRatio ShareUseRatio(const FastState& st, int32_t s);
-// Strictly less, exactly, by cross-multiplication (counts and limits are
-// int32, so the products fit). Infinite needs no case of its own: against
-// a finite n/d (d > 0) it gives 1 * d > n * 0, so it is above every finite
-// ratio, and against itself 1 * 0 == 1 * 0.
-inline bool UseRatioLess(const UseRatio& a, const UseRatio& b) { return a.num * b.den < b.num * a.den; }
+// Negative, zero or positive as a is below, equal to or above b, exactly,
+// by cross-multiplication (counts and limits are int32, so the products
+// fit). Infinite needs no case of its own: against a finite n/d (d > 0) it
+// gives 1 * d > n * 0, so it is above every finite ratio, and against
+// itself 1 * 0 == 1 * 0.
+inline int UseRatioCompare(const UseRatio& a, const UseRatio& b) {
+  const int64_t l = a.num * b.den, r = b.num * a.den;
+  return (l > r) - (l < r);
+}
+inline bool UseRatioLess(const UseRatio& a, const UseRatio& b) { return UseRatioCompare(a, b) < 0; }
 
 class VisitOrder {
  public:
@@ -86,7 +91,7 @@ class VisitOrder {
   // A key never computed is still a valid one (a share not yet visited
   // sorts among the others by a consistent order).
   struct Key {
-    int64_t num = 0, den = 1;  // max_u use/limit (UseRatio; {1, 0} infinite)
+    UseRatio ratio;  // ShareUseRatio, recomputed when marked stale (MarkUse)
     int32_t head = std::numeric_limits<int32_t>::max();  // Job::seq of the head, INT32_MAX if none
     int32_t name_rank = 0;
   };
@@ -94,8 +99,7 @@ class VisitOrder {
   bool Less(int32_t a, int32_t b) const;
 
   std::vector<int32_t> order_;
-  std::vector<Key> keys_;      // by share
-  std::vector<UseRatio> ratios_;  // by share, valid unless ratio_stale_
+  std::vector<Key> keys_;  // by share; a key's ratio is valid unless ratio_stale_
   uint64_t round_ = 0;
   uint64_t dirty_ = ~uint64_t{0};
   uint64_t ratio_stale_ = ~uint64_t{0};
