@@ -6,6 +6,19 @@
 
 namespace qs::engine_internal {
 
+namespace {
+
+// Whether m has at most k bits set. Not std::popcount, which is a call into
+// libgcc (__popcountdi2) in a build for the x86-64 baseline, which has no
+// popcnt instruction: this runs once a round.
+constexpr bool AtMostBits(uint64_t m, int k) {
+  for (int i = 0; i < k && m != 0; ++i) m &= m - 1;
+  return m == 0;
+}
+static_assert(AtMostBits(0, 0) && !AtMostBits(1, 0) && AtMostBits(0b1011, 3) && !AtMostBits(0b1011, 2));
+
+}  // namespace
+
 UseRatio ShareUseRatio(const FastState& st, int32_t s) {
   const Share& sh = st.shares[s];
   UseRatio r;
@@ -67,7 +80,7 @@ void VisitOrder::StartRound(const FastState& st, uint64_t likely, uint64_t may_v
   }
   const bool changed = now != 0;
   dirty_ &= ~now;
-  if (std::popcount(likely) <= kSelectShares) {
+  if (AtMostBits(likely, kSelectShares)) {
     pick_ = true;
     unsorted_ |= changed;
     return;
