@@ -86,6 +86,17 @@ void InvariantChecker::CheckTouched(const FastState& st, std::vector<std::string
     for (int32_t s = 0; s < st.NumShares(); ++s) {
       for (int32_t u = 0; u < st.NumUnits(); ++u) CheckPair(st, s, u, out);
     }
+  } else if (touched_units_.size() == 1) {
+    // Most events change one unit (a dispatch, a release): its loops, once.
+    const int32_t u = touched_units_[0];
+    CheckUnit(st, u, out);
+    for (uint64_t m = touched_shares_[static_cast<size_t>(u)]; m != 0; m &= m - 1) {
+      CheckPair(st, std::countr_zero(m), u, out);
+    }
+    unit_flag_[static_cast<size_t>(u)] = 0;
+    touched_shares_[static_cast<size_t>(u)] = 0;
+    touched_units_.clear();
+    return;
   } else {
     for (int32_t u : touched_units_) CheckUnit(st, u, out);
     for (int32_t u : touched_units_) {
