@@ -318,14 +318,14 @@ void Engine::ForEachCandidateList(int32_t id, Fn&& fn) {
 void Engine::AddCandidate(int32_t id) {
   const VictimKey k = st_.KeyOf(id);
   const Job& j = st_.jobs[id];
-  st_.shares[j.share].dispatched[j.unit].Insert(k);
+  st_.shares[j.share].dispatched[j.unit].Insert(k, st_.victim_place.data());
   ForEachCandidateList(id, [&k](VictimList& list) { list.Insert(k); });
 }
 
 void Engine::RemoveCandidate(int32_t id) {
   const VictimKey k = st_.KeyOf(id);
   const Job& j = st_.jobs[id];
-  st_.shares[j.share].dispatched[j.unit].Erase(k);
+  st_.shares[j.share].dispatched[j.unit].Erase(k, st_.victim_place.data());
   ForEachCandidateList(id, [&k](VictimList& list) { list.Erase(k); });
 }
 

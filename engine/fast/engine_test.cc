@@ -415,12 +415,19 @@ TEST(JobQueueTest, KeepsTheOrderOfASetOfQueueKeys) {
 // tombstone revived), erases anywhere, erases of the first victim (popped
 // with the tombstones behind it) and erases of keys not in it, while
 // it grows past kFlatMax (to the tree) and falls back below kFlatMax / 4.
+// Every other round the list notes its keys' places (as the share lists
+// do): job ids are then unique, as in the engine, the places start as
+// garbage, and the key that is not in the list has the id of one that may be.
 TEST(VictimListTest, KeepsTheOrderOfASetOfVictimKeys) {
   using engine_internal::VictimKey;
   using engine_internal::VictimList;
   std::mt19937_64 rng(20261207);
   int64_t middle_inserts = 0, revived = 0, to_tree = 0, to_flat = 0, first_erases = 0;
   for (int round = 0; round < 60; ++round) {
+    const bool noted = round % 4 >= 2;  // both parities of `round` below
+    std::vector<int32_t> place_array(8000);
+    for (int32_t& p : place_array) p = static_cast<int32_t>(rng());
+    int32_t* places = noted ? place_array.data() : nullptr;
     VictimList list;
     std::set<VictimKey> want;
     std::vector<VictimKey> out;  // erased keys: some come back
@@ -438,10 +445,11 @@ TEST(VictimListTest, KeepsTheOrderOfASetOfVictimKeys) {
       const uint64_t op = rng() % 10;
       const uint64_t inserts = grow ? 6 : 2;
       if (want.empty() || op < inserts) {  // a dispatch: the newest, at a random priority
-        const VictimKey key{static_cast<int64_t>(rng() % levels), -(now += 1 + rng() % 3), 0, next_rank++,
-                            static_cast<int32_t>(rng() % 100000)};
+        const int32_t rank = next_rank++;
+        const VictimKey key{static_cast<int64_t>(rng() % levels), -(now += 1 + rng() % 3), 0, rank,
+                            noted ? rank : static_cast<int32_t>(rng() % 100000)};
         middle_inserts += !want.empty() && *want.begin() < key ? 1 : 0;
-        list.Insert(key);
+        list.Insert(key, places);
         want.insert(key);
       } else if (op < inserts + 1 && !out.empty()) {  // a key erased earlier comes back
         const size_t i = rng() % out.size();
@@ -450,7 +458,7 @@ TEST(VictimListTest, KeepsTheOrderOfASetOfVictimKeys) {
         out.pop_back();
         if (want.count(key) != 0) continue;
         ++revived;
-        list.Insert(key);
+        list.Insert(key, places);
         want.insert(key);
       } else if (op < 9) {  // a job anywhere leaves; one in three, the first victim (taken)
         auto it = want.begin();
@@ -459,12 +467,12 @@ TEST(VictimListTest, KeepsTheOrderOfASetOfVictimKeys) {
         } else {
           std::advance(it, static_cast<std::ptrdiff_t>(rng() % want.size()));
         }
-        list.Erase(*it);
+        list.Erase(*it, places);
         out.push_back(*it);
         want.erase(it);
       } else {  // an erase of a key not in the list changes nothing
         const VictimKey key{static_cast<int64_t>(rng() % levels), -(now + 1), 0, next_rank + 1, 7};
-        list.Erase(key);
+        list.Erase(key, places);
         ASSERT_FALSE(list.contains(key));
       }
       if (want.size() > VictimList::kFlatMax && !big) {

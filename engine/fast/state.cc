@@ -59,6 +59,7 @@ int32_t FastState::TakeSlot(int32_t seq) {
   if (free_slots.empty()) {
     id = static_cast<int32_t>(jobs.size());
     jobs.emplace_back();
+    victim_place.push_back(0);
   } else {
     id = free_slots.back();
     free_slots.pop_back();

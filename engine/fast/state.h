@@ -184,6 +184,9 @@ struct FastState {
   // flight at once, mapped for huge pages.
   std::vector<Job, HugePageAllocator<Job>> jobs;
   std::vector<int32_t> free_slots;  // given back, reused last-in first-out
+  // By slot, beside jobs: a dispatched job's place in its share's victim
+  // list (VictimList's `places`), so that its erase needs no search.
+  std::vector<int32_t> victim_place;
   // Side tables of the job records: borrowed parts of dispatched borrowing
   // jobs, and the last preempted attempts (newest first, at most 10) of jobs
   // preempted at least once.
