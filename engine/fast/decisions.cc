@@ -187,6 +187,15 @@ bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int3
   // Candidates: the share's dispatched jobs on u of lower priority, in victim
   // order, drawn lazily from the list.
   const VictimList& dispatched = sh.dispatched[u];
+  // No candidate (most calls: the head's share runs nothing of lower
+  // priority on u), read off the first key where the order is by priority
+  // first: no victims, whether or not the head fits already.
+  if (const VictimKey* first = dispatched.First();
+      first == nullptr || (st.knobs.victim_order == VictimOrder::kPriorityThenNewest &&
+                           st.PriorityIn(*first) >= j.priority)) {
+    victims.clear();
+    return false;
+  }
   auto it = dispatched.begin();
   // To the next candidate (`it` stays on it), or to the end.
   auto skip = [&] {
@@ -202,8 +211,7 @@ bool InShareVictims(const FastState& st, int32_t s, int32_t id, std::vector<int3
     skip();
     return it != dispatched.end() ? (it++)->id : kNone;
   };
-  // No candidate (most calls: the head's share runs nothing of lower
-  // priority on u): no victims, whether or not the head fits already.
+  // No candidate in another order: the same.
   skip();
   if (it == dispatched.end()) {
     victims.clear();

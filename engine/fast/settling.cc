@@ -18,10 +18,7 @@ bool IsSelfBound(const FastState& st, int32_t s) {
   // in PRIORITY_THEN_NEWEST order).
   if (sh.in_share == Toggle::kEnabled) {
     if (st.knobs.victim_order != VictimOrder::kPriorityThenNewest) return false;
-    for (const VictimKey& k : sh.dispatched[u]) {
-      if (st.PriorityIn(k) < j.priority) return false;
-      break;
-    }
+    if (const VictimKey* k = sh.dispatched[u].First(); k != nullptr && st.PriorityIn(*k) < j.priority) return false;
   }
   return true;
 }

@@ -134,6 +134,13 @@ class VictimList {
     return tree_ ? const_iterator(tree_->begin()) : const_iterator(keys_.data(), Last());
   }
   const_iterator end() const { return tree_ ? const_iterator(tree_->end()) : const_iterator(keys_.data(), -1); }
+  // The first key in victim order, or nullptr if the list is empty. (A flat
+  // list's last key is never a tombstone: an erase there pops it with the
+  // tombstones behind it.)
+  const VictimKey* First() const {
+    if (tree_) return tree_->empty() ? nullptr : &*tree_->begin();
+    return keys_.empty() ? nullptr : &keys_.back();
+  }
   size_t size() const { return tree_ ? tree_->size() : keys_.size() - dead_; }
   bool empty() const { return size() == 0; }
 
