@@ -372,7 +372,6 @@ class Engine {
   // pushed with, by share.
   std::vector<uint64_t> phase2_heads_;
   std::vector<int32_t> phase2_head_of_;
-  std::vector<uint64_t> phase2_key_;  // of a parked share (Phase2)
   std::vector<BorrowedPart> borrowed_scratch_;
   std::vector<std::string> found_;  // AfterEvent()'s and AfterPass()'s findings; empty between calls
   // Preemption cycles (RunOptions::cycle_preemptions): per job, preemptions

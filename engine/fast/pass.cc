@@ -184,27 +184,32 @@ bool Engine::Phase2() {
   std::vector<uint64_t>& heads = phase2_heads_;
   heads.clear();
   phase2_head_of_.resize(static_cast<size_t>(st_.NumShares()));
-  phase2_key_.resize(static_cast<size_t>(st_.NumShares()));
   uint64_t parked = 0;
   auto key_of = [&](int32_t s) {
-    phase2_head_of_[static_cast<size_t>(s)] = st_.Head(s);
     return static_cast<uint64_t>(static_cast<uint32_t>(st_.shares[s].head_seq)) << 8 | static_cast<uint64_t>(s);
   };
-  auto push = [&](int32_t s) { heads.push_back(key_of(s)); };
+  auto push = [&](int32_t s) {
+    phase2_head_of_[static_cast<size_t>(s)] = st_.Head(s);
+    heads.push_back(key_of(s));
+  };
   // The keys are unique, so the order of the gather does not matter: the
-  // shares that can borrow and have a head are taken by their bits.
-  for (uint64_t m = settling_.with_head & settling_.borrowers_mask; m != 0; m &= m - 1) {
-    const int32_t s = std::countr_zero(m);
-    // A settled share's eligibility is what it was when it settled (it was
-    // judged in that round, on what it still reads).
+  // shares that can borrow and have a head are taken by their bits, each
+  // judged settled or not at its turn (a judgment before it may unsettle
+  // it: LookAt can drop a reservation). The settled ones met before the
+  // next unsettled one are parked at once, by their bits: a settled share's
+  // eligibility is what it was when it settled (it was judged in that
+  // round, on what it still reads). Their keys are read when their turn
+  // may come (below): until then their heads do not change, as only the
+  // queue of the share a borrow is tried for changes in this phase.
+  for (uint64_t todo = settling_.with_head & settling_.borrowers_mask; todo != 0;) {
+    const uint64_t next = todo & settling_.Unsettled();
+    const uint64_t before = next == 0 ? ~uint64_t{0} : (next & -next) - 1;  // settled, at their turn
+    parked |= todo & before & settling_.eligible2;
+    todo &= ~before;
+    if (next == 0) break;
+    const int32_t s = std::countr_zero(next);
     const uint64_t bit = uint64_t{1} << s;
-    if (settling_.Settled(s)) {
-      if ((settling_.eligible2 & bit) != 0) {
-        phase2_key_[static_cast<size_t>(s)] = key_of(s);
-        parked |= bit;
-      }
-      continue;
-    }
+    todo &= ~bit;
     const bool eligible = Phase2Eligible(s);
     settling_.eligible2 = eligible ? settling_.eligible2 | bit : settling_.eligible2 & ~bit;
     if (eligible) push(s);
@@ -218,7 +223,7 @@ bool Engine::Phase2() {
     uint64_t p_key = 0;
     for (uint64_t m = parked & settling_.Unsettled(); m != 0; m &= m - 1) {
       const int32_t t = std::countr_zero(m);
-      const uint64_t k = phase2_key_[static_cast<size_t>(t)];
+      const uint64_t k = key_of(t);
       if (static_cast<int64_t>(k) > taken && (p == kNone || k < p_key)) {
         p = t;
         p_key = k;
@@ -228,6 +233,7 @@ bool Engine::Phase2() {
     if (p != kNone && (heads.empty() || p_key < heads.front())) {
       s = p;
       parked &= ~(uint64_t{1} << p);
+      phase2_head_of_[static_cast<size_t>(p)] = st_.Head(p);
       taken = std::max(taken, static_cast<int64_t>(p_key));
     } else if (!heads.empty()) {
       std::pop_heap(heads.begin(), heads.end(), std::greater<>());
