@@ -177,16 +177,25 @@ void Engine::QueueChanged(int32_t s, int32_t id) {
     // withholds it (FastState::Withholds): where that changed with the head,
     // the shares that may borrow it look again. Where it did not, the share
     // lends what it lent before, for any capacity coming back.
+    // A head withholds only its own type (the reservation's type is its
+    // holder's), so where the two heads' types differ, each type changed
+    // if its head withheld it.
     if (st_.knobs.entitled_capacity == EntitledCapacity::kWithheld && sh.strategy != Strategy::kReserve) {
-      auto changed = [&](int32_t u) { return st_.Withholds(s, old_head, u) != st_.Withholds(s, new_head, u); };
       const int32_t u_old = old_head != kNone ? st_.jobs[old_head].unit : kNone;
       const int32_t u_new = new_head != kNone ? st_.jobs[new_head].unit : kNone;
-      if (u_old != kNone && changed(u_old)) settling_.UnitChanged(u_old);
-      if (u_new != kNone && u_new != u_old && changed(u_new)) settling_.UnitChanged(u_new);
+      if (u_old == u_new) {
+        if (u_old != kNone && st_.Withholds(s, old_head, u_old) != st_.Withholds(s, new_head, u_old)) {
+          settling_.UnitChanged(u_old);
+        }
+      } else {
+        if (u_old != kNone && st_.Withholds(s, old_head, u_old)) settling_.UnitChanged(u_old);
+        if (u_new != kNone && st_.Withholds(s, new_head, u_new)) settling_.UnitChanged(u_new);
+      }
     }
+  } else if (old_head == id) {
+    // Jobs behind an unchanged head are not read by a look (no backfill).
+    settling_.Unsettle(uint64_t{1} << s);
   }
-  // Jobs behind an unchanged head are not read by a look (no backfill).
-  if (old_head == id || new_head == id) settling_.Unsettle(uint64_t{1} << s);
 }
 
 void Engine::RemoveFromQueue(int32_t id) {
