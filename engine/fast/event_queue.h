@@ -93,9 +93,18 @@ class RadixEventHeap {
   }
   // Removes the events at MinTime() (not when empty()) and calls
   // take(ev) for each in sequence order; take may push events later than it.
+  //
+  // Every bucket holds its events in sequence order: a push appends the
+  // highest sequence number yet, and a bucket receives moved events only
+  // while it is empty (they come from the lowest non-empty bucket, in its
+  // order, into lower ones). So the events at MinTime() come out of bucket
+  // 0 in sequence order as they lie. The events moved to buckets above 0
+  // are the lowest left after the take: their least time is the next one.
   template <typename Take>
   void TakeMin(Take&& take) {
     const SimTime t = MinTime();
+    bool next_known = false;
+    SimTime next = 0;
     if (buckets_[0].empty() || last_ != t) {
       const int b = std::countr_zero(nonempty_) + 1;
       std::vector<Event>& from = buckets_[static_cast<size_t>(b)];
@@ -104,14 +113,19 @@ class RadixEventHeap {
       for (const Event& ev : from) {
         const int to = Bucket(ev.time);
         buckets_[static_cast<size_t>(to)].push_back(ev);
-        if (to != 0) nonempty_ |= uint64_t{1} << (to - 1);
+        if (to != 0) {
+          nonempty_ |= uint64_t{1} << (to - 1);
+          next = !next_known || ev.time < next ? ev.time : next;
+          next_known = true;
+        }
       }
       from.clear();
     }
     taking_.swap(buckets_[0]);
-    std::sort(taking_.begin(), taking_.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; });
+    assert(std::is_sorted(taking_.begin(), taking_.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; }));
     size_ -= taking_.size();
-    min_known_ = false;
+    min_known_ = next_known;
+    min_ = next;
     for (const Event& ev : taking_) take(ev);
     taking_.clear();
   }
