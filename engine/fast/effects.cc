@@ -86,7 +86,10 @@ void Engine::SetPriority(int32_t id, int32_t priority) {
     st_.shares[j.share].queue.Insert(st_.QueueKeyOf(id));
     QueueChanged(j.share, id);
   }
-  if (candidate) AddCandidate(id);
+  if (candidate) {
+    AddCandidate(id);
+    CandidatesChanged(id);
+  }
 }
 
 void Engine::Terminate(int32_t id, std::string_view reason) {
@@ -256,7 +259,7 @@ void Engine::Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts) {
       Touch(p.lender, j.unit, /*lending=*/true);
     }
   }
-  Touch(j.share, j.unit);
+  Touch(j.share, j.unit);  // also for its candidate entries (AddCandidate below)
   sh.own[j.unit] += own;
   st_.NoteRoom(j.share, j.unit);
   sh.borrowed[j.unit] += j.borrowed_total;
@@ -295,7 +298,7 @@ void Engine::Release(int32_t id) {
       Touch(p.lender, j.unit, /*lending=*/true);
     }
   }
-  Touch(j.share, j.unit);
+  Touch(j.share, j.unit);  // also for its candidate entries (RemoveCandidate above)
   sh.own[j.unit] -= j.own;
   st_.NoteRoom(j.share, j.unit);
   sh.borrowed[j.unit] -= j.borrowed_total;
@@ -316,8 +319,6 @@ void Engine::Release(int32_t id) {
 template <typename Fn>
 void Engine::ForEachCandidateList(int32_t id, Fn&& fn) {
   const Job& j = st_.jobs[id];
-  settling_.UnitChanged(j.unit);
-  settling_.OwnChanged(j.share);
   if (j.borrowed_total > 0) fn(st_.borrowers_by_unit[j.unit]);
   for (const Part& p : st_.PartsOf(j)) {
     if (p.lender != kUnassignedLender) fn(st_.lender_sets[p.lender][j.unit]);
@@ -365,6 +366,7 @@ void Engine::StartPreemption(int32_t id, const std::vector<int32_t>& victims, Pr
   for (int32_t vid : victims) {
     Job& v = st_.jobs[vid];
     RemoveCandidate(vid);
+    CandidatesChanged(vid);
     if (QsMutant(5)) {
       v.draining = true;  // Release() must not look for it in the candidate sets
       Release(vid);

@@ -232,9 +232,16 @@ class Engine {
   void Dispatch(int32_t id, int64_t own, const std::vector<Part>& parts);
   void Release(int32_t id);
   void StartPreemption(int32_t id, const std::vector<int32_t>& victims, PreemptionType type);
-  // A dispatched, not draining job enters / leaves the candidate trees.
+  // A dispatched, not draining job enters / leaves the candidate lists.
+  // The looks of the shares waiting on its type read those lists, so the
+  // change must unsettle them: Dispatch and Release do it by their Touch of
+  // the job's share and type, the other callers by CandidatesChanged.
   void AddCandidate(int32_t id);
   void RemoveCandidate(int32_t id);
+  void CandidatesChanged(int32_t id) {
+    settling_.UnitChanged(st_.jobs[id].unit);
+    settling_.OwnChanged(st_.jobs[id].share);
+  }
   template <typename Fn>
   void ForEachCandidateList(int32_t id, Fn&& fn);
   // Share s's head: the first job in queue order, or the reservation holder
