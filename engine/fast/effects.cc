@@ -213,9 +213,8 @@ void Engine::SetHold(Job& j, int64_t hold) {
   checker_.TouchUnit(j.unit);
 }
 
-void Engine::DropReservation(int32_t id) {
+void Engine::DropHeldReservation(int32_t id) {
   Job& j = st_.jobs[id];
-  if (j.hold == 0 && j.pending_victims == 0) return;
   settling_.UnitChanged(j.unit);
   SetHold(j, 0);
   j.pending_victims = 0;
