@@ -380,7 +380,7 @@ class Engine {
   BorrowPlan plan_scratch_;
   std::vector<int32_t> victims_scratch_;  // a victim choice's answer
   std::vector<int32_t> backfill_scratch_;  // Backfill's jobs behind the head
-  // Phase 2's min-heap of eligible heads, each Job::seq << 8 | share (a
+  // Phase 2's list of eligible heads, each Job::seq << 8 | share (a
   // share is in it at most once; seqs are unique), and the head it was
   // pushed with, by share.
   std::vector<uint64_t> phase2_heads_;

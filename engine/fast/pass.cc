@@ -174,13 +174,13 @@ bool Engine::Phase2() {
   // is skipped if it is settled when its turn comes, i.e. if the borrow
   // would read what it already failed on.
   //
-  // The heads of shares unsettled when gathered go into a min-heap. Those
-  // of settled shares are parked (most heads of the stress profile, where
-  // they made two thirds of the heap's work for nothing): a parked share
-  // takes its turn only if a borrow unsettled it meanwhile and its key is
-  // above every key taken so far. That is the order of one heap of all of
-  // them: a key below one already taken would have been taken before it,
-  // settled, and skipped.
+  // The heads of shares unsettled when gathered go into a list taken least
+  // key first. Those of settled shares are parked (most heads of the
+  // stress profile, where they made two thirds of the list's work for
+  // nothing): a parked share takes its turn only if a borrow unsettled it
+  // meanwhile and its key is above every key taken so far. That is the
+  // order of one list of all of them: a key below one already taken would
+  // have been taken before it, settled, and skipped.
   std::vector<uint64_t>& heads = phase2_heads_;
   heads.clear();
   phase2_head_of_.resize(static_cast<size_t>(st_.NumShares()));
@@ -214,7 +214,6 @@ bool Engine::Phase2() {
     settling_.eligible2 = eligible ? settling_.eligible2 | bit : settling_.eligible2 & ~bit;
     if (eligible) push(s);
   }
-  std::make_heap(heads.begin(), heads.end(), std::greater<>());
   bool progress = false;
   int64_t taken = -1;  // the highest key taken so far
   while (true) {
@@ -229,16 +228,22 @@ bool Engine::Phase2() {
         p_key = k;
       }
     }
+    // The least gathered key: a scan, as the list holds at most one key a
+    // share, and seldom more than a few (a heap's pushes and pops cost
+    // more there).
+    size_t least = 0;
+    for (size_t i = 1; i < heads.size(); ++i) least = heads[i] < heads[least] ? i : least;
     int32_t s;
-    if (p != kNone && (heads.empty() || p_key < heads.front())) {
+    if (p != kNone && (heads.empty() || p_key < heads[least])) {
       s = p;
       parked &= ~(uint64_t{1} << p);
       phase2_head_of_[static_cast<size_t>(p)] = st_.Head(p);
       taken = std::max(taken, static_cast<int64_t>(p_key));
     } else if (!heads.empty()) {
-      std::pop_heap(heads.begin(), heads.end(), std::greater<>());
-      s = static_cast<int32_t>(heads.back() & 0xff);
-      taken = std::max(taken, static_cast<int64_t>(heads.back()));
+      const uint64_t k = heads[least];
+      s = static_cast<int32_t>(k & 0xff);
+      taken = std::max(taken, static_cast<int64_t>(k));
+      heads[least] = heads.back();
       heads.pop_back();
     } else {
       break;
@@ -247,10 +252,7 @@ bool Engine::Phase2() {
     if (settling_.Settled(s)) continue;
     if (TryBorrow(s, id)) {
       progress = true;
-      if (Phase2Eligible(s)) {
-        push(s);
-        std::push_heap(heads.begin(), heads.end(), std::greater<>());
-      }
+      if (Phase2Eligible(s)) push(s);
     } else {
       // A failed head holding capacity its victims left (none still
       // draining: it would be waiting) loses the reservation when the
